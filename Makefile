@@ -1,0 +1,33 @@
+# Belote Arena — the two commands of the README are `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test setup proto bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## make run: set up, then play the main job (a duplicate round robin of the sample bots) and print ratings
+run: $(STAMP)
+	$(BIN)/arena demo
+
+## make test: set up, then run the whole test suite
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+## make proto: regenerate the Python code of protos/ (committed; a test checks it is fresh)
+proto: $(STAMP)
+	$(BIN)/python -m referee.protogen
+
+bench: $(STAMP)
+	$(BIN)/python bench/engine_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache
