@@ -24,7 +24,7 @@ test: $(STAMP)
 
 ## make proto: regenerate the Python code of protos/ (committed; a test checks it is fresh)
 proto: $(STAMP)
-	$(BIN)/python -m referee.protogen
+	$(BIN)/python protos/generate.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine_bench.py

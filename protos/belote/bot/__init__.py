@@ -1,0 +1,1 @@
+"""The bot protocol (``belote.bot.v1``)."""

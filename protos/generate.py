@@ -1,0 +1,82 @@
+"""Regenerate the Python code of the bot protocol (``make proto``).
+
+Runs ``grpc_tools.protoc`` on every ``.proto`` file under ``protos/`` and
+writes, next to each ``X.proto``, ``X_pb2.py`` (messages), ``X_pb2.pyi``
+(type stubs) and ``X_pb2_grpc.py`` (service stubs). The output depends only on
+the ``.proto`` files and the installed grpcio-tools version, so it is
+committed and ``tests/test_proto_fresh.py`` checks that it is fresh.
+
+Usage::
+
+    python protos/generate.py             # write into protos/ (the committed copy)
+    python protos/generate.py --out DIR   # write into DIR instead (the freshness test)
+
+Exit status 0 on success; protoc's status (non-zero) with its message on stderr
+otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+
+from grpc_tools import protoc
+
+PROTO_ROOT = Path(__file__).resolve().parent
+"""The include root: ``protos/``; a file's path under it mirrors its package."""
+
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+"""What protoc writes for each ``X.proto``: ``X_pb2.py``, ``X_pb2.pyi``, ``X_pb2_grpc.py``."""
+
+
+def proto_files(root: Path = PROTO_ROOT) -> list[str]:
+    """The ``.proto`` files under ``root``, relative to it, sorted (``belote/bot/v1/bot.proto``)."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.proto"))
+
+
+def generated_files(root: Path = PROTO_ROOT) -> list[str]:
+    """The relative paths of every generated file for the protos under ``root``."""
+    return [p[: -len(".proto")] + suffix for p in proto_files(root) for suffix in GENERATED_SUFFIXES]
+
+
+def generate(out: Path, root: Path = PROTO_ROOT) -> None:
+    """Generate the Python code of every proto under ``root`` into ``out``.
+
+    Raises:
+        RuntimeError: when protoc fails (its message went to stderr).
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    well_known = resources.files("grpc_tools") / "_proto"
+    args = [
+        "grpc_tools.protoc",
+        f"--proto_path={root}",
+        f"--proto_path={well_known}",
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        *proto_files(root),
+    ]
+    status = protoc.main(args)
+    if status != 0:
+        raise RuntimeError(f"protoc failed with status {status}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=PROTO_ROOT, help="output root (default: protos/)")
+    args = parser.parse_args(argv)
+    try:
+        generate(args.out)
+    except RuntimeError as exc:
+        print(f"generate.py: {exc}", file=sys.stderr)
+        return 1
+    for name in generated_files():
+        print(args.out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
