@@ -220,22 +220,20 @@ class BidEvent(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., round: _Optional[int] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., schmeiss_answer: _Optional[_Union[SchmeissAnswer, _Mapping]] = ..., name_trump: _Optional[_Union[NameTrump, _Mapping]] = ...) -> None: ...
 
 class DeclarationEvent(_message.Message):
-    __slots__ = ("seat", "kind", "length", "points", "top_card", "cards", "scored")
+    __slots__ = ("seat", "kind", "length", "points", "top_rank", "cards")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
-    TOP_CARD_FIELD_NUMBER: _ClassVar[int]
+    TOP_RANK_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
-    SCORED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: DeclarationKind
     length: int
     points: int
-    top_card: Card
+    top_rank: Rank
     cards: _containers.RepeatedCompositeFieldContainer[Card]
-    scored: bool
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[DeclarationKind, str]] = ..., length: _Optional[int] = ..., points: _Optional[int] = ..., top_card: _Optional[_Union[Card, _Mapping]] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., scored: _Optional[bool] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[DeclarationKind, str]] = ..., length: _Optional[int] = ..., points: _Optional[int] = ..., top_rank: _Optional[_Union[Rank, str]] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class ExchangeEvent(_message.Message):
     __slots__ = ("seat", "trump_seven", "turned_card")
