@@ -1,0 +1,142 @@
+"""What a seat may know: ``observe(state, seat)`` (RULES.md §9, §6.1 public parts, §7).
+
+The observation holds exactly: the ruleset and its options, the seat and its
+team, the dealer and eldest, the scores so far and the litige pot, the seat's
+own hand, the turned card (shown face up to everyone, §3.1/§7) and whether it
+is still on the table, every bid, the trump mode and taker once known, the
+public part of every declaration, the trump-7 exchange, every card played with
+who played it and the belote/rebelote announcements, the finished tricks, the
+current trick and the legal actions when it is the seat's turn.  Never another
+hand, never the undealt cards, never a board seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action
+from .cards import CARDS, Card, Rank, Suit
+from .deal import DealState, Phase, Trick
+from .ruleset import Ruleset, TrumpMode
+
+
+@dataclass(frozen=True)
+class PublicDeclaration:
+    """The public part of one seat's declarations.
+
+    Four players (§6.1): ``kinds`` (e.g. ``("quarte", "carré of nines")``) and
+    ``points`` are public when made; ``cards`` only once the first trick is over
+    and only for the team whose declarations scored (else ``()``).
+    Two players (§7): only ``best_length`` is public, and ``best_top`` (natural
+    rank) only when both players' best lengths are equal.
+    """
+
+    seat: int
+    kinds: tuple[str, ...]
+    points: int
+    best_length: int
+    best_top: Rank | None
+    cards: tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One seat's view of a deal (RULES.md §9). Scores and points are in points."""
+
+    ruleset: Ruleset
+    seat: int
+    team: int
+    dealer: int
+    eldest: int
+    phase: Phase
+    to_act: int | None
+    bidding_round: int
+    scores: tuple[int, ...]
+    pot: int
+    hand: tuple[Card, ...]
+    turned_card: Card
+    turned_card_on_table: bool
+    bids: tuple[tuple[int, Action], ...]
+    trump_mode: TrumpMode | None
+    trump: Suit | None
+    taker: int | None
+    declarations: tuple[PublicDeclaration, ...]
+    exchanged_by: int | None
+    plays: tuple[tuple[int, Card, bool, bool], ...]
+    """every card played: (seat, card, belote announced, rebelote)"""
+    tricks: tuple[Trick, ...]
+    trick: tuple[tuple[int, Card], ...]
+    """the current, unfinished trick: (seat, card) in play order"""
+    legal_actions: tuple[Action, ...]
+    """the seat's legal actions when it is to act, else ``()``"""
+
+
+def _public_declarations(state: DealState) -> tuple[PublicDeclaration, ...]:
+    rules = state.ruleset.declarations
+    if rules is None:
+        return ()
+    made = [(s, d) for s, d in enumerate(state.declared) if d]
+    if not made:
+        return ()
+    out = []
+    if rules.public_kind:
+        reveal = bool(state.tricks)
+        for s, decls in made:
+            shown = reveal and state.team_of(s) == state.declaration_team
+            out.append(PublicDeclaration(
+                seat=s,
+                kinds=tuple(d.kind for d in decls),
+                points=sum(d.points(rules) for d in decls),
+                best_length=max(d.length for d in decls),
+                best_top=None,
+                cards=tuple(d.cards for d in decls) if shown else (),
+            ))
+        return tuple(out)
+    all_done = all(d is not None for d in state.declared)
+    best = {s: max(decls, key=lambda d: (d.length, d.top)) for s, decls in made}
+    lengths = [best[s].length for s in best]
+    tie = all_done and len(best) == state.ruleset.seats and len(set(lengths)) == 1
+    for s, decls in made:
+        out.append(PublicDeclaration(
+            seat=s, kinds=(), points=0, best_length=best[s].length,
+            best_top=best[s].top if tie else None, cards=(),
+        ))
+    return tuple(out)
+
+
+def observe(state: DealState, seat: int) -> Observation:
+    """Everything ``seat`` may know now, and nothing more (RULES.md §9).
+
+    Raises:
+        ValueError: if ``seat`` is not a seat of this deal.
+    """
+    if not 0 <= seat < state.ruleset.seats:
+        raise ValueError(f"seat must be 0..{state.ruleset.seats - 1}, got {seat}")
+    done = state.phase is Phase.DONE
+    to_act = None if done else state.to_act
+    hand_mask = state.hands[seat]
+    return Observation(
+        ruleset=state.ruleset,
+        seat=seat,
+        team=state.team_of(seat),
+        dealer=state.dealer,
+        eldest=state.eldest,
+        phase=state.phase,
+        to_act=to_act,
+        bidding_round=state.bidding_round,
+        scores=state.scores,
+        pot=state.pot,
+        hand=tuple(CARDS[c] for c in range(32) if hand_mask >> c & 1),
+        turned_card=state.turned,
+        turned_card_on_table=state.turned_on_table,
+        bids=tuple(state.bids),
+        trump_mode=state.trump_mode,
+        trump=state.trump,
+        taker=state.taker,
+        declarations=_public_declarations(state),
+        exchanged_by=state.exchanged_by,
+        plays=tuple(state.plays),
+        tricks=tuple(state.tricks),
+        trick=tuple(state.trick),
+        legal_actions=tuple(state.legal_actions()) if to_act == seat else (),
+    )
