@@ -1,0 +1,95 @@
+"""``arena match``: one duplicate match between two bots, shown with rich."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from referee.match import MatchConfig, play_match
+from referee.records import BoardPairResult
+from referee.rules import Ruleset, make_board
+
+from .entrants import distinct, resolve_entrant
+from .schedule import suit_permutation
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by nearest rank; 0 for no values."""
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def run_match(specs: Sequence[str], *, boards: int, seed: int, ruleset: Ruleset, decision_ms: int,
+              time_bank_ms: int, max_faults: int, console: Console) -> list[BoardPairResult]:
+    """Play and print a duplicate match; returns the board pairs."""
+    a, b = distinct([resolve_entrant(s) for s in specs])
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms,
+                         max_faults=max_faults, seed=seed)
+    board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("boards"),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=console, transient=True,
+    )
+    with progress:
+        task = progress.add_task(f"{a.key} vs {b.key}", total=boards, rate="")
+
+        def done(_result: BoardPairResult) -> None:
+            progress.advance(task)
+            t = progress.tasks[task]
+            if t.elapsed:
+                progress.update(task, rate=f"{t.completed / t.elapsed:.1f} boards/s")
+
+        results = play_match(f"match/{seed}", a, b, board_list, config,
+                             permutations=lambda k: suit_permutation(seed, k), on_board_pair=done)
+    print_match(console, a.key, b.key, results, ruleset)
+    return results
+
+
+def print_match(console: Console, a: str, b: str, results: list[BoardPairResult], ruleset: Ruleset) -> None:
+    sides = ("NS", "EW") if ruleset.seats == 4 else ("seat 0", "seat 1")
+    console.print(f"A = {a} ({sides[0]} at table 1), B = {b} ({sides[0]} at table 2); "
+                  f"scores are {sides[0]}–{sides[1]}")
+    table = Table(title=f"{ruleset.name}, duplicate, {len(results)} boards", header_style="bold")
+    table.add_column("board", justify="right")
+    table.add_column("table 1")
+    table.add_column("table 2")
+    table.add_column("A pts", justify="right")
+    table.add_column("B pts", justify="right")
+    table.add_column("margin A", justify="right")
+    table.add_column("faults")
+    for r in results:
+        t1, t2 = r.tables
+        faults = ", ".join(f"{f.kind} ({'A' if f.entrant == a else 'B'})" for f in r.faults)
+        forfeit = " ".join(x for x, f in (("A forfeits", r.forfeit_a), ("B forfeits", r.forfeit_b)) if f)
+        table.add_row(
+            str(r.board),
+            f"{t1.outcome.contract} {t1.outcome.score[0]}–{t1.outcome.score[1]}",
+            f"{t2.outcome.contract} {t2.outcome.score[0]}–{t2.outcome.score[1]}",
+            str(r.points_a), str(r.points_b), f"{r.margin:+d}", (faults + " " + forfeit).strip(),
+        )
+    total = sum(r.margin for r in results)
+    wins = sum(1 for r in results if (r.margin > 0 and not r.forfeit_a) or (r.forfeit_b and not r.forfeit_a))
+    losses = sum(1 for r in results if (r.margin < 0 and not r.forfeit_b) or (r.forfeit_a and not r.forfeit_b))
+    table.add_section()
+    table.add_row("total", "", "", str(sum(r.points_a for r in results)), str(sum(r.points_b for r in results)),
+                  f"{total:+d}", "")
+    console.print(table)
+    console.print(f"{a}: {wins} boards won, {len(results) - wins - losses} drawn, {losses} lost; "
+                  f"total duplicate margin {total:+d} points")
+    times = Table(title="time per decision (ms; decisions with one legal action excluded)", header_style="bold")
+    for col in ("entrant", "decisions", "median", "p99", "faults"):
+        times.add_column(col, justify="right" if col != "entrant" else "left")
+    for key in (a, b):
+        ms = [d.ms for r in results for t in r.tables for d in t.decisions
+              if d.ms > 0 and (t.ns == key) == (d.seat % 2 == 0)]
+        nf = sum(1 for r in results for f in r.faults if f.entrant == key)
+        times.add_row(key, str(len(ms)), f"{statistics.median(ms):.2f}" if ms else "-",
+                      f"{percentile(ms, 0.99):.2f}" if ms else "-", str(nf))
+    console.print(times)

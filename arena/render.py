@@ -1,0 +1,101 @@
+"""Rich renderings of deals (used by ``arena replay`` and ``arena log``)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from referee.rules import DealState
+from referee.rules.cards import CARD_TEXT, cards_of
+
+SEAT_NAMES_4 = ("N", "E", "S", "W")
+
+
+def seat_name(state_or_seats, seat: int) -> str:
+    seats = state_or_seats if isinstance(state_or_seats, int) else state_or_seats.ruleset.seats
+    return SEAT_NAMES_4[seat] if seats == 4 else f"P{seat}"
+
+
+def team_names(seats: int) -> tuple[str, str]:
+    return ("NS", "EW") if seats == 4 else ("seat 0", "seat 1")
+
+
+def _card(c) -> Text:
+    text = CARD_TEXT[c]
+    return Text(text, style="red" if text[-1] in "HD" else "bold")
+
+
+def render_deal(state: DealState, title: str = "") -> Group:
+    """Hands as dealt, bids, declarations, tricks with winners, and the score of a finished deal."""
+    n = state.ruleset.seats
+    parts = []
+    header = Text(title + " " if title else "", style="bold")
+    header.append(f"ruleset {state.ruleset.name}, dealer {seat_name(n, state.dealer)}, turned card ")
+    header.append_text(_card(state.deck[sum(state.ruleset.first_packets) * n]))
+    parts.append(header)
+
+    # hands at the start of play: what each seat held before its first card
+    hands = [0] * n
+    for seat in range(n):
+        hands[seat] = state.hands[seat]
+    for seat, card, _, _ in state.plays:
+        hands[seat] |= 1 << card
+    hand_table = Table(title="hands at the first trick", show_header=False, box=None, padding=(0, 1))
+    for seat in range(n):
+        row = Text()
+        for c in cards_of(hands[seat]):
+            row.append_text(_card(c))
+            row.append(" ")
+        hand_table.add_row(seat_name(n, seat), row)
+    parts.append(hand_table)
+
+    bids = Text("bids: ")
+    bids.append(", ".join(f"{seat_name(n, s)} {a}" for s, a in state.bids) or "none")
+    parts.append(bids)
+    if state.taker is not None:
+        trump = state.trump.symbol if state.trump is not None else state.trump_mode.value
+        parts.append(Text(f"taker {seat_name(n, state.taker)}, trump {trump}"))
+    for seat, decls in enumerate(state.declared):
+        if decls:
+            parts.append(Text(f"{seat_name(n, seat)} declares " + ", ".join(map(str, decls))))
+    if state.exchanged_by is not None:
+        parts.append(Text(f"{seat_name(n, state.exchanged_by)} exchanges the 7 of trump for the turned card"))
+    for seat, suit in state.belotes:
+        parts.append(Text(f"{seat_name(n, seat)} announces belote-rebelote in {suit.symbol}"))
+
+    if state.tricks:
+        tricks = Table(title="tricks", header_style="bold")
+        tricks.add_column("#", justify="right")
+        tricks.add_column("lead")
+        tricks.add_column("cards")
+        tricks.add_column("winner")
+        tricks.add_column("points", justify="right")
+        for i, t in enumerate(state.tricks, 1):
+            cards = Text()
+            for s, c in t.cards:
+                cards.append(f"{seat_name(n, s)}:")
+                cards.append_text(_card(c))
+                cards.append(" ")
+            tricks.add_row(str(i), seat_name(n, t.leader), cards, seat_name(n, t.winner), str(t.points))
+        parts.append(tricks)
+
+    o = state.outcome()
+    if o is not None:
+        names = team_names(n)
+        line = Text(f"contract: {o.contract}", style="bold")
+        line.append(f"   score {names[0]} {o.score[0]} – {names[1]} {o.score[1]}")
+        if o.contract != "passed":
+            line.append(f"   (trick points {o.trick_points[0]}–{o.trick_points[1]}")
+            if any(o.declarations):
+                line.append(f", declarations {o.declarations[0]}–{o.declarations[1]}")
+                line.append(" scored by " + (names[o.declaration_team] if o.declaration_team is not None else "nobody"))
+            if any(o.belote):
+                line.append(f", belote {o.belote[0]}–{o.belote[1]}")
+            if o.capot is not None:
+                line.append(f", capot by {names[o.capot]}")
+            line.append(")")
+        if o.pot or o.pot_in:
+            line.append(f"   litige pot in {o.pot_in}, out {o.pot}")
+        parts.append(line)
+    return Group(*parts)

@@ -1,0 +1,105 @@
+"""Bot manifests (``bot.toml``): who a bot is and how to start it.
+
+Required keys::
+
+    name = "heuristic"            # letters, digits, '-', '_' ; 1-40 characters
+    version = "1.0.0"             # 1-40 characters, no '/' or whitespace
+    author = "Belote Arena"
+    command = ["python", "bot.py"]  # run with cwd = the bot's folder; "python" is the arena's own
+    protocol = "1.0"              # the belote.bot.v1 protocol version the bot speaks
+
+Optional: ``rulesets = ["classic", ...]`` (default: all four).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.rules import RULESETS
+
+PROTOCOL_MAJOR = "1"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+_VERSION = re.compile(r"^[^\s/\\]{1,40}$")
+
+
+class ManifestError(ValueError):
+    """A missing or malformed bot manifest; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A validated manifest; ``folder`` is the bot's directory (absolute)."""
+
+    name: str
+    version: str
+    author: str
+    command: tuple[str, ...]
+    protocol: str
+    rulesets: tuple[str, ...]
+    folder: Path
+    text: str
+
+    @property
+    def key(self) -> str:
+        """The entrant key ``name@version``."""
+        return f"{self.name}@{self.version}"
+
+
+def load_manifest(folder: str | Path) -> Manifest:
+    """Read and validate ``folder/bot.toml``.
+
+    Raises:
+        ManifestError: no such folder or file, not TOML, a missing or wrong field,
+            or a protocol version this referee does not speak.
+    """
+    folder = Path(folder).resolve()
+    path = folder / "bot.toml"
+    if not folder.is_dir():
+        raise ManifestError(f"{folder} is not a folder: give the bot's folder (the one holding bot.toml)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ManifestError(f"{path} not found: a bot folder needs a bot.toml manifest (see docs/PROTOCOL.md)") from None
+    except OSError as e:
+        raise ManifestError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{path} is not valid TOML: {e}") from None
+
+    def need(key: str, kind, what: str):
+        if key not in data:
+            raise ManifestError(f"{path}: missing field {key!r} ({what})")
+        value = data[key]
+        if not isinstance(value, kind):
+            raise ManifestError(f"{path}: field {key!r} must be {what}, got {value!r}")
+        return value
+
+    name = need("name", str, "a name of letters, digits, '-' or '_'")
+    if not _NAME.match(name):
+        raise ManifestError(f"{path}: name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")
+    version = need("version", str, 'a version string such as "1.0.0"')
+    if not _VERSION.match(version):
+        raise ManifestError(f"{path}: version {version!r} must be 1-40 characters without spaces or slashes")
+    author = need("author", str, "the author's name")
+    command = need("command", list, 'a list of strings such as ["python", "bot.py"]')
+    if not command or not all(isinstance(x, str) and x for x in command):
+        raise ManifestError(f"{path}: command must be a non-empty list of strings such as [\"python\", \"bot.py\"]")
+    protocol = need("protocol", str, 'the protocol version, "1.0"')
+    if protocol.split(".")[0] != PROTOCOL_MAJOR:
+        raise ManifestError(
+            f"{path}: protocol {protocol!r} is not supported: this referee speaks belote.bot.v1 (protocol \"1.x\")"
+        )
+    rulesets = data.get("rulesets", list(RULESETS))
+    if not isinstance(rulesets, list) or not all(isinstance(r, str) for r in rulesets):
+        raise ManifestError(f"{path}: rulesets must be a list of ruleset names")
+    unknown = [r for r in rulesets if r not in RULESETS]
+    if unknown:
+        raise ManifestError(f"{path}: unknown rulesets {unknown}: choose from {', '.join(RULESETS)}")
+    return Manifest(
+        name=name, version=version, author=author, command=tuple(command), protocol=protocol,
+        rulesets=tuple(rulesets), folder=folder, text=text,
+    )

@@ -1,0 +1,282 @@
+"""Playing a duplicate match between two entrants (RULES.md §8).
+
+Every board is played at two tables: at table 1 entrant A holds the NS seats
+(two players: seat 0) and B the EW seats; at table 2 they swap, and the board's
+suits are renamed by the board's permutation.  Each seat of each table is its
+own bot process (partners never share one; a process never plays both tables
+of a board).  Every decision call has a deadline; every answer is validated
+against the legal actions.  A fault — timeout, crash, lost connection,
+malformed, wrong-kind or illegal answer — never stops the match: the referee
+plays the fallback (the first legal action, in the engine's order), records the
+fault, restarts a bot that timed out or died, and the faulting entrant forfeits
+the board.  After ``max_faults`` faults an entrant forfeits the rest of the
+match (its seats then play the fallback without being asked).
+
+A decision with exactly one legal action is played by the referee without a
+call (its time is recorded as 0 ms).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+
+from belote.bot.v1 import bot_pb2 as pb
+from referee.rules import Board, DealState, Phase, Ruleset, observe, relabel
+from referee.rules.game import BoardMatchTable
+from referee.rules.record import record_of
+
+from . import wire
+from .botproc import BotClient, BotStartError, Limits
+from .manifest import Manifest
+from .records import BoardPairResult, Decision, Fault, FaultKind, TableResult
+
+IDENTITY = (0, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One side of a match: a manifest (started locally) or a ``host:port`` endpoint."""
+
+    key: str
+    manifest: Manifest | None = None
+    endpoint: str | None = None
+
+
+@dataclass
+class MatchConfig:
+    """How a match is played.
+
+    Attributes:
+        ruleset: the rule system.
+        decision_ms: deadline of one decision call, milliseconds (default 1,000).
+        time_bank_ms: extra milliseconds per bot process per match, spent when a
+            decision takes longer than ``decision_ms`` (0 = none).
+        max_faults: faults after which an entrant forfeits the rest of the match.
+        startup_s: seconds a bot has to start and listen.
+        seed: mixed into every bot process's own RNG seed (never a board seed).
+        limits: resource limits of each bot process.
+    """
+
+    ruleset: Ruleset
+    decision_ms: int = 1000
+    time_bank_ms: int = 0
+    max_faults: int = 3
+    startup_s: float = 10.0
+    seed: int = 0
+    limits: Limits = field(default_factory=Limits)
+
+
+def process_seed(seed: int, match_id: str, table: int, seat: int, generation: int) -> int:
+    """A bot process's RNG seed: SHA-256 of its identity, 63 bits."""
+    digest = hashlib.sha256(f"belote-arena/bot/v1/{seed}/{match_id}/{table}/{seat}/{generation}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+class _Seat:
+    """A seat's bot at one table, restarted after a timeout or a crash."""
+
+    def __init__(self, entrant: Entrant, table: int, seat: int, config: MatchConfig, match_id: str):
+        self.entrant, self.table, self.seat, self.config, self.match_id = entrant, table, seat, config, match_id
+        self.generation = 0
+        self.client: BotClient | None = None
+        self.bank_ms = float(config.time_bank_ms)
+        self.start_error: str | None = None
+
+    def ensure(self, start_request: pb.StartMatchRequest) -> BotClient | None:
+        if self.client is not None and self.client.alive():
+            return self.client
+        self.close()
+        client = BotClient(
+            self.entrant.manifest, self.entrant.endpoint,
+            seed=process_seed(self.config.seed, self.match_id, self.table, self.seat, self.generation),
+            startup_s=self.config.startup_s, limits=self.config.limits,
+        )
+        self.generation += 1
+        try:
+            client.start()
+            client.start_match(start_request)
+        except (BotStartError, grpc.RpcError) as e:
+            client.close()
+            self.start_error = e.details() if isinstance(e, grpc.RpcError) else str(e)
+            return None
+        self.client = client
+        return client
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
+def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
+    code = err.code()
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return FaultKind.TIMEOUT, "no answer within the deadline"
+    if not client.alive():
+        return FaultKind.CRASH, f"the bot process exited: {client.log_tail(200)}"
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return FaultKind.MALFORMED, f"answer too large: {err.details()}"
+    return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
+
+
+class DuplicateMatch:
+    """A duplicate match between entrants ``a`` and ``b`` (RULES.md §8).
+
+    Use as a context manager (bot processes are always stopped on exit), then
+    call :meth:`play_board` for each board in order.
+
+    Args:
+        match_id: a name for the match (used in bot seeds and notifications).
+        a, b: the entrants.
+        config: how to play.
+        board_count: the number of boards of the match (told to the bots).
+        pots: the litige pot carried into the first board at table 1 and 2 (resuming).
+    """
+
+    def __init__(self, match_id: str, a: Entrant, b: Entrant, config: MatchConfig, *,
+                 board_count: int, pots: tuple[int, int] = (0, 0)):
+        self.match_id, self.a, self.b, self.config = match_id, a, b, config
+        n = config.ruleset.seats
+        self.seats: dict[tuple[int, int], _Seat] = {}
+        for table in (1, 2):
+            ns, ew = (a, b) if table == 1 else (b, a)
+            for seat in range(n):
+                self.seats[(table, seat)] = _Seat(ns if seat % 2 == 0 else ew, table, seat, config, match_id)
+        self.tables = {1: BoardMatchTable(config.ruleset), 2: BoardMatchTable(config.ruleset)}
+        self.tables[1].pot, self.tables[2].pot = pots
+        self.faults = {a.key: 0, b.key: 0}
+        self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
+        self.deal_number = {1: 0, 2: 0}
+
+    def __enter__(self) -> DuplicateMatch:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for s in self.seats.values():
+            if s.client is not None:
+                try:
+                    s.client.end_match(pb.EndMatchRequest(match_id=self.match_id, scores=self.tables[s.table].scores))
+                except grpc.RpcError:
+                    pass
+            s.close()
+
+    def forfeited(self, key: str) -> bool:
+        """True once ``key`` has reached ``max_faults`` faults in this match."""
+        return self.faults[key] >= self.config.max_faults
+
+    def play_board(self, board: Board, permutation: Sequence[int] = IDENTITY) -> BoardPairResult:
+        """Play ``board`` at both tables (table 2 with suits renamed by ``permutation``)."""
+        forfeit_before = {k: self.forfeited(k) for k in self.faults}
+        t1 = self._play_table(1, board, IDENTITY)
+        t2 = self._play_table(2, board, tuple(permutation))
+        faulted = {f.entrant for f in t1.faults + t2.faults}
+        return BoardPairResult(
+            board=board.number, a=self.a.key, b=self.b.key, tables=(t1, t2),
+            forfeit_a=self.a.key in faulted or forfeit_before[self.a.key],
+            forfeit_b=self.b.key in faulted or forfeit_before[self.b.key],
+        )
+
+    def _play_table(self, table: int, board: Board, permutation: tuple[int, ...]) -> TableResult:
+        deck = board.deck if permutation == IDENTITY else relabel(board.deck, permutation)
+        bm = self.tables[table]
+        state = bm.new_deal(deck, board.dealer)
+        self.deal_number[table] += 1
+        decisions: list[Decision] = []
+        faults: list[Fault] = []
+        ns = self.a if table == 1 else self.b
+        ew = self.b if table == 1 else self.a
+        while not state.is_terminal():
+            seat_no = state.to_act
+            legal = state.legal_actions()
+            seat = self.seats[(table, seat_no)]
+            if len(legal) == 1 or self.forfeited(seat.entrant.key):
+                action, ms, kind, detail = legal[0], 0.0, None, ""
+            else:
+                action, ms, kind, detail = self._ask(seat, state, legal)
+            if kind is not None:
+                faults.append(Fault(kind, board.number, table, seat_no, seat.entrant.key, detail))
+                self.faults[seat.entrant.key] += 1
+                action = legal[0]
+            decisions.append(Decision(seat_no, action.to_json(), round(ms, 3), kind))
+            state.apply(action)
+        outcome = bm.finish_deal(state)
+        record = record_of(state)
+        record.actions = list(state.history)  # keep explicit empty declarations: one row per decision
+        return TableResult(
+            board=board.number, table=table, ns=ns.key, ew=ew.key, permutation=tuple(permutation),
+            record=record, outcome=outcome, decisions=decisions, faults=faults,
+        )
+
+    def _ask(self, seat: _Seat, state: DealState, legal: list):
+        """Ask a seat's bot; return (action or None, ms, fault kind or None, detail)."""
+        start_request = pb.StartMatchRequest(
+            match_id=self.match_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
+        client = seat.ensure(start_request)
+        if client is None:
+            return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"
+        turned_suit = state.turned >> 3
+        obs = observe(state, state.to_act)
+        request = pb.DecideRequest(
+            observation=wire.observation_pb(obs, options=self.options, deal_number=self.deal_number[seat.table]),
+            legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
+            deadline_ms=self.config.decision_ms,
+            time_bank_ms=int(seat.bank_ms),
+        )
+        timeout_ms = self.config.decision_ms + seat.bank_ms
+        t0 = time.perf_counter()
+        try:
+            response = client.decide(request, timeout_ms / 1000.0)
+        except grpc.RpcError as err:
+            ms = (time.perf_counter() - t0) * 1000
+            kind, detail = _fault_from_rpc(err, client)
+            seat.close()  # a bot that timed out may be stuck in its handler: restart it next time
+            return None, ms, kind, detail
+        ms = (time.perf_counter() - t0) * 1000
+        if ms > self.config.decision_ms:
+            seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
+        rnd = state.ruleset.bidding_rounds[state.bidding_round] if state.phase is Phase.BIDDING else None
+        try:
+            action = wire.action_from_pb(
+                response.action, state.phase, turned_suit, bool(rnd and rnd.take_turned and not rnd.take_any_suit))
+        except wire.WrongKind as e:
+            return None, ms, FaultKind.WRONG_KIND, str(e)
+        except wire.MalformedAction as e:
+            return None, ms, FaultKind.MALFORMED, str(e)
+        if action not in legal:
+            return None, ms, FaultKind.ILLEGAL, f"{action} is not a legal action"
+        return action, ms, None, ""
+
+
+def play_match(
+    match_id: str,
+    a: Entrant,
+    b: Entrant,
+    boards: Sequence[Board],
+    config: MatchConfig,
+    *,
+    permutations: Callable[[int], Sequence[int]] = lambda board: IDENTITY,
+    on_board_pair: Callable[[BoardPairResult], None] | None = None,
+    pots: tuple[int, int] = (0, 0),
+) -> list[BoardPairResult]:
+    """Play ``boards`` in order between ``a`` and ``b``; return every board pair.
+
+    ``permutations(board_number)`` gives table 2's suit permutation;
+    ``on_board_pair`` is called after each board pair (e.g. to store it at once).
+    Bot processes are stopped when this returns or raises (KeyboardInterrupt included).
+    """
+    results = []
+    with DuplicateMatch(match_id, a, b, config, board_count=len(boards), pots=pots) as match:
+        for board in boards:
+            result = match.play_board(board, permutations(board.number))
+            results.append(result)
+            if on_board_pair is not None:
+                on_board_pair(result)
+    return results

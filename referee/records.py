@@ -1,0 +1,104 @@
+"""Match records: what the referee produces and the arena stores (issue: referee).
+
+A match record alone is enough to replay and re-score a match with the rules
+engine: every table's deal record holds the (relabelled) deck, the dealer and
+every action; the suit permutation maps table-2 suits back to the board's.
+Times are in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.rules import DealOutcome, DealRecord
+
+
+class FaultKind:
+    """The kinds of bot fault (strings, stored as such)."""
+
+    TIMEOUT = "timeout"  # no answer within the deadline
+    CRASH = "crash"  # the bot process exited
+    CONNECTION = "connection"  # the call failed otherwise (connection lost, refused, gRPC error)
+    MALFORMED = "malformed"  # an empty or unreadable answer
+    WRONG_KIND = "wrong-kind"  # an answer of another kind than the decision asked
+    ILLEGAL = "illegal"  # a well-formed answer that is not among the legal actions
+    START = "start"  # the bot did not start or answer bot-info in time
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault: its ``kind`` (:class:`FaultKind`), where (board, table 1|2, seat),
+    which entrant, and a human-readable ``detail``."""
+
+    kind: str
+    board: int
+    table: int
+    seat: int
+    entrant: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One action taken at a table: ``seat``, the action (record JSON, no seat),
+    ``ms`` the bot took (wall time of the call; 0 for actions the referee took
+    itself) and ``fault`` kind if the referee had to play the fallback."""
+
+    seat: int
+    action: dict
+    ms: float
+    fault: str | None = None
+
+
+@dataclass
+class TableResult:
+    """One board at one table.
+
+    ``table`` is 1 or 2; ``ns`` / ``ew`` are the entrants holding team 0 / team 1
+    (two players: seat 0 / seat 1); ``permutation[s]`` is the suit this table
+    plays for the board's suit ``s`` (identity at table 1, RULES.md §8).
+    """
+
+    board: int
+    table: int
+    ns: str
+    ew: str
+    permutation: tuple[int, int, int, int]
+    record: DealRecord
+    outcome: DealOutcome
+    decisions: list[Decision]
+    faults: list[Fault] = field(default_factory=list)
+
+
+@dataclass
+class BoardPairResult:
+    """A board played at both tables by entrants ``a`` and ``b`` (RULES.md §8).
+
+    ``points_a`` / ``points_b``: each entrant's points summed over both tables;
+    ``margin`` = points_a − points_b (A's duplicate margin); ``forfeit_a`` /
+    ``forfeit_b``: the entrant faulted on this board (or had already forfeited
+    the match) and loses the board for rating purposes whatever the points.
+    """
+
+    board: int
+    a: str
+    b: str
+    tables: tuple[TableResult, TableResult]
+    forfeit_a: bool = False
+    forfeit_b: bool = False
+
+    @property
+    def points_a(self) -> int:
+        return sum(t.outcome.score[0 if t.ns == self.a else 1] for t in self.tables)
+
+    @property
+    def points_b(self) -> int:
+        return sum(t.outcome.score[0 if t.ns == self.b else 1] for t in self.tables)
+
+    @property
+    def margin(self) -> int:
+        return self.points_a - self.points_b
+
+    @property
+    def faults(self) -> list[Fault]:
+        return [f for t in self.tables for f in t.faults]
