@@ -1,23 +1,30 @@
 """The ``arena`` command line (typer + rich).
 
 Thin commands calling service functions; diagnostics on stderr; domain errors
-become a one-line message and a non-zero exit, never a traceback.
+become a one-line ``error:`` message and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import signal
+import threading
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
 
 from referee.manifest import ManifestError
-from referee.rules import RULESETS, RecordError, load_record, replay as replay_record
+from referee.rules import RULESETS, RecordError, get_ruleset, load_record, replay as replay_record
 
 from .render import render_deal
+
+DEFAULT_DB = Path("results/arena.duckdb")
 
 app = typer.Typer(
     help="Belote Arena: play Belote bots against each other over gRPC, run duplicate round robins, "
@@ -26,8 +33,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run and list duplicate round-robin tournaments.", no_args_is_help=True)
+app.add_typer(bots_app, name="bots")
+app.add_typer(tournament_app, name="tournament")
 console = Console()
 err = Console(stderr=True)
+
+
+class RulesetName(str, Enum):
+    classic = "classic"
+    strict = "strict"
+    all_trumps = "all-trumps"
+    two_player = "two-player"
+
+
+class ExportFormat(str, Enum):
+    parquet = "parquet"
+    jsonl = "jsonl"
+
+
+DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB results file", show_default=True)]
 
 
 @app.callback()
@@ -41,6 +67,19 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
+def open_store(db: Path, *, must_exist: bool = False):
+    from .store import Store, StoreError
+
+    if must_exist and not db.exists():
+        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ...) "
+                   "or pass --db PATH")
+    try:
+        return Store.open(db)
+    except StoreError as e:
+        raise fail(str(e)) from None
+
+
+# ---------------------------------------------------------------- replay / match
 @app.command()
 def replay(
     file: Annotated[Path, typer.Argument(help="a deal record (JSON); a hand-checked case file also works")],
@@ -69,13 +108,6 @@ def replay(
         console.print(render_deal(state, title=file.name))
 
 
-class RulesetName(str, Enum):
-    classic = "classic"
-    strict = "strict"
-    all_trumps = "all-trumps"
-    two_player = "two-player"
-
-
 @app.command()
 def match(
     bots: Annotated[list[str], typer.Option("--bot", help="a bot folder (with bot.toml) or host:port; give two")],
@@ -86,8 +118,8 @@ def match(
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
 ) -> None:
-    """Play one duplicate match between two bots and print the result per board."""
-    from arena.matchview import run_match
+    """Play one duplicate match between two bots and print the result per board (nothing is stored)."""
+    from .matchview import run_match
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})")
@@ -98,5 +130,342 @@ def match(
         raise fail(str(e)) from None
 
 
+# ------------------------------------------------------------------------ bots
+def _print_check(report) -> None:
+    info = report.info
+    console.print(f"[bold]{report.manifest.key}[/] by {report.manifest.author} — protocol "
+                  f"{info.get('protocol_version', '?')}, bot-info rulesets {', '.join(info.get('rulesets', [])) or '?'}")
+    t = Table(title="decisions answered", header_style="bold")
+    t.add_column("kind")
+    t.add_column("answers", justify="right")
+    for kind, n in sorted(report.decisions.items()):
+        t.add_row(kind, str(n))
+    console.print(t)
+    console.print(f"latency: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
+                  f"over {len(report.latencies_ms)} decisions")
+    for p in report.problems:
+        err.print(f"[red]problem:[/] {p}", highlight=False)
+    for f in report.faults[:20]:
+        err.print(f"[red]fault:[/] {f}", highlight=False)
+    console.print("[green]conformance check passed[/]" if report.ok else
+                  f"[red]conformance check failed[/]: {len(report.problems)} problem(s), {len(report.faults)} fault(s)")
+
+
+@bots_app.command("check")
+def bots_check(
+    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
+    boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
+    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+) -> None:
+    """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
+    from .bots import check_bot
+
+    try:
+        report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
+                           decision_ms=decision_ms)
+    except ManifestError as e:
+        raise fail(str(e)) from None
+    _print_check(report)
+    if not report.ok:
+        raise typer.Exit(code=1)
+
+
+@bots_app.command("submit")
+def bots_submit(
+    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    tournament: Annotated[str | None, typer.Option(help="also enter the bot in this tournament")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Check a bot, freeze a copy of its folder in the store, and register it."""
+    from .submit import SubmitError, submit
+
+    store = open_store(db)
+    try:
+        bot, fresh = submit(store, folder, store_root=db.parent / "bots", tournament=tournament, console=console)
+    except (ManifestError, SubmitError) as e:
+        raise fail(str(e)) from None
+    finally:
+        store.close()
+    console.print(("registered " if fresh else "already registered (same content): ")
+                  + f"[bold]{bot['name']}@{bot['version']}[/] → {bot['path']}"
+                  + (f"; entered in {tournament}" if tournament else ""))
+
+
+@bots_app.command("list")
+def bots_list(db: DbOption = DEFAULT_DB) -> None:
+    """List the registered bots."""
+    store = open_store(db, must_exist=True)
+    try:
+        rows = store.list_bots()
+    finally:
+        store.close()
+    t = Table(title="bots", header_style="bold")
+    for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
+        t.add_column(col)
+    for b in rows:
+        t.add_row(b["name"], b["version"], b["author"] or "", b["content_hash"][:12], str(b["submitted_at"])[:19],
+                  b["path"])
+    console.print(t)
+
+
+# ------------------------------------------------------------------ tournaments
+@tournament_app.command("run")
+def tournament_run(
+    name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
+    bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
+    boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair [new tournament: 50]")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="rule system [new tournament: classic]")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=2**62, help="tournament seed [new tournament: 1]")] = None,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="matches played at once")] = 1,
+    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+    max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
+
+    Running it again plays only what is missing (new entrants' pairs, or the
+    rest after an interruption).  Ctrl-C stops after the board pairs in flight.
+    """
+    from . import tournament as tour
+    from .store import StoreError
+    from .submit import SubmitError, submit
+
+    store = open_store(db)
+    try:
+        existing = store.get_tournament(name)
+        if existing is None:
+            rs = get_ruleset((ruleset or RulesetName.classic).value)
+            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else 1,
+                                    boards if boards is not None else 50)
+        else:
+            for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing["ruleset"]),
+                                      ("--seed", seed, existing["seed"]), ("--boards", boards, existing["boards_per_pair"])):
+                if given is not None and given != have:
+                    raise fail(f"tournament {name!r} exists with {flag} {have}; leave {flag} out to resume it, "
+                               "or choose a new tournament name")
+        for folder in bots or []:
+            submit(store, folder, store_root=db.parent / "bots", tournament=name, console=console)
+        t = store.get_tournament(name)
+        console.print(f"tournament [bold]{name}[/]: {t['ruleset']}, seed {t['seed']}, {t['boards_per_pair']} boards "
+                      f"per pair, entrants: {', '.join(f'{n}@{v}' for n, v in store.entrants(name)) or 'none'}")
+        progress = Progress(
+            TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
+        )
+        stop = threading.Event()
+        with progress:
+            task = progress.add_task("", total=None, rate="")
+
+            def on_progress(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+                tk = progress.tasks[task]
+                if tk.elapsed:
+                    progress.update(task, rate=f"{tk.completed / max(tk.elapsed, 1e-9):.1f}/s")
+
+            summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
+                               on_progress=on_progress, stop=stop)
+    except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
+        raise fail(str(e)) from None
+    finally:
+        store.close()
+    for e in summary.errors:
+        err.print(f"[red]worker error:[/] {e}", highlight=False)
+    if summary.interrupted:
+        err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
+                  f"Resume with: arena tournament run {name}" + (f" --db {db}" if db != DEFAULT_DB else ""))
+        raise typer.Exit(code=130)
+    console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
+                  f"{summary.faults} faults. See: arena ratings --tournament {name}")
+
+
+@tournament_app.command("list")
+def tournament_list(db: DbOption = DEFAULT_DB) -> None:
+    """List tournaments with their status."""
+    store = open_store(db, must_exist=True)
+    try:
+        rows = store.list_tournaments()
+    finally:
+        store.close()
+    t = Table(title="tournaments", header_style="bold")
+    for col in ("name", "ruleset", "seed", "boards/pair", "entrants", "board pairs", "status", "created"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["name"], r["ruleset"], str(r["seed"]), str(r["boards_per_pair"]), str(r.get("entrants", "")),
+                  str(r.get("board_pairs", "")), r["status"], str(r["created_at"])[:19])
+    console.print(t)
+
+
+# ---------------------------------------------------------------------- reports
+def _fmt(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
+
+
+@app.command()
+def ratings(
+    tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset when no tournament is given [classic]")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    h2h: Annotated[bool, typer.Option("--head-to-head", help="per pair: board W/D/L and mean margin")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Elo ratings: maximum-likelihood Bradley–Terry over board pairs, 95% CI, anchor mean 1500.
+
+    A board pair is won by the larger duplicate margin (RULES.md §8), drawn on
+    an equal margin, lost by an entrant that forfeited it.
+    """
+    from .reports import head_to_head_table, rating_table
+
+    store = open_store(db, must_exist=True)
+    try:
+        if tournament is not None and store.get_tournament(tournament) is None:
+            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+        rs = None if tournament else (ruleset or RulesetName.classic).value
+        rows = store.board_pair_results(tournament=tournament, ruleset=rs)
+    finally:
+        store.close()
+    scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
+    if h2h:
+        table = head_to_head_table(rows)
+        if as_json:
+            print(json.dumps([{**h.__dict__, "ci_low": None if math.isnan(h.ci_low) else h.ci_low,
+                               "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]))
+            return
+        t = Table(title=f"head to head — {scope} (margin in points per board, 95% CI)", header_style="bold")
+        for col in ("A", "B", "boards", "W", "D", "L", "mean margin A", "95% CI"):
+            t.add_column(col, justify="left" if col in "AB" else "right")
+        for h in table:
+            t.add_row(h.a, h.b, str(h.boards), str(h.wins), str(h.draws), str(h.losses), f"{h.mean_margin:+.1f}",
+                      f"[{h.ci_low:+.1f}, {h.ci_high:+.1f}]" if not math.isnan(h.ci_low) else "-")
+        console.print(t)
+        return
+    try:
+        table = rating_table(rows)
+    except ValueError as e:
+        raise fail(f"cannot rate {scope}: {e}") from None
+    if table is None:
+        if as_json:
+            print("[]")
+            return
+        raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
+    out = []
+    for k, i in enumerate(table.order):
+        r = table.fit.ratings[i]
+        name, _, version = r.name.partition("@")
+        out.append({"rank": k + 1, "name": name, "version": version, "elo": round(r.elo, 1),
+                    "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "boards": r.games,
+                    "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": round(r.score, 4),
+                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4)})
+    if as_json:
+        print(json.dumps(out))
+        return
+    t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500)", header_style="bold")
+    for col in ("#", "bot", "version", "Elo", "95% CI", "board pairs", "W", "D", "L", "score", "LOS vs next"):
+        t.add_column(col, justify="left" if col in ("bot", "version") else "right")
+    for o in out:
+        t.add_row(str(o["rank"]), o["name"], o["version"], f"{o['elo']:.0f}", f"[{o['ci_low']:.0f}, {o['ci_high']:.0f}]",
+                  str(o["boards"]), str(o["wins"]), str(o["draws"]), str(o["losses"]), f"{o['score']:.1%}",
+                  "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
+    console.print(t)
+
+
+@app.command()
+def matches(
+    tournament: Annotated[str | None, typer.Option(help="only this tournament")] = None,
+    bot: Annotated[str | None, typer.Option(help="only matches of this bot (name or name@version)")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List matches: entrants, boards played, total margin, faults."""
+    store = open_store(db, must_exist=True)
+    try:
+        rows = store.matches(tournament=tournament, bot=bot)
+    finally:
+        store.close()
+    t = Table(title="matches", header_style="bold")
+    for col in ("match", "A", "B", "boards", "total margin A", "faults"):
+        t.add_column(col, justify="right" if col in ("boards", "total margin A", "faults") else "left")
+    for r in rows:
+        t.add_row(r["match_id"], r["entrant_a"], r["entrant_b"], str(r["boards"]), f"{r['total_margin']:+d}",
+                  str(r["faults"]))
+    console.print(t)
+    if not rows:
+        err.print("no matches found" + (f" for tournament {tournament!r}" if tournament else "")
+                  + (f" and bot {bot!r}" if bot else ""))
+
+
+@app.command()
+def log(
+    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`")],
+    board: Annotated[int | None, typer.Option(min=0, help="only this board")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the deal records as JSON")] = False,
+    original_suits: Annotated[bool, typer.Option(help="show table 2 in the board's own suits")] = True,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Replay a match's boards at both tables: hands, bids, declarations, tricks, scores."""
+    from referee.rules import parse_record, relabel
+
+    store = open_store(db, must_exist=True)
+    try:
+        rows = store.deal_records(match_id, board=board)
+    finally:
+        store.close()
+    if not rows:
+        raise fail(f"no boards for match {match_id!r}" + (f" board {board}" if board is not None else "")
+                   + ": see `arena matches` for match ids")
+    if as_json:
+        print(json.dumps([{"board": r["board"], "table": r["table_no"], "permutation": list(r["permutation"]),
+                           "record": r["record"]} for r in rows]))
+        return
+    for r in rows:
+        record = parse_record(r["record"])
+        perm = tuple(r["permutation"])
+        if original_suits and perm != (0, 1, 2, 3):
+            inverse = [0] * 4
+            for s, p in enumerate(perm):
+                inverse[p] = s
+            from referee.rules.actions import action_from_json
+
+            record.deck = relabel(record.deck, inverse)
+            record.actions = [(s, action_from_json(_relabel_json(a.to_json(), inverse))) for s, a in record.actions]
+        state = replay_record(record)
+        console.rule(f"board {r['board']} table {r['table_no']}: NS {r['ns_entrant']} — EW {r['ew_entrant']}"
+                     + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
+        console.print(render_deal(state))
+
+
+def _relabel_json(action: dict, perm: list[int]) -> dict:
+    """Rename the suits of one action's JSON (cards, trump) by ``perm``."""
+    suits = "SHDC"
+
+    def card(t: str) -> str:
+        return t[:-1] + suits[perm[suits.index(t[-1])]]
+
+    out = dict(action)
+    if "card" in out:
+        out["card"] = card(out["card"])
+    if "trump" in out and out["trump"]:
+        out["trump"] = suits[perm[suits.index(out["trump"])]]
+    if "declare" in out:
+        out["declare"] = [[card(c) for c in d] for d in out["declare"]]
+    return out
+
+
+@app.command()
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="file format")] = ExportFormat.parquet,
+    out: Annotated[Path, typer.Option(help="folder to write one file per table into")] = Path("results/export"),
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write every table of the results database to files for other tools."""
+    store = open_store(db, must_exist=True)
+    try:
+        files = store.export(out, fmt.value)
+    finally:
+        store.close()
+    for f in files:
+        console.print(str(f))
+
+
 def main() -> None:  # pragma: no cover - console entry point
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     app()

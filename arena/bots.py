@@ -1,0 +1,123 @@
+"""Submitting bots: validation, the conformance check, content hash and the frozen copy."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from referee.botproc import BotClient, BotStartError
+from referee.manifest import Manifest, ManifestError, load_manifest
+from referee.match import Entrant, MatchConfig, play_match
+from referee.rules import RULESETS, Ruleset, make_board
+from referee.wire import PROTOCOL_VERSION
+
+from .matchview import percentile
+
+_SKIP = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache"}
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(
+        p for p in folder.rglob("*")
+        if p.is_file() and not any(part in _SKIP or part.endswith(".pyc") for part in p.relative_to(folder).parts)
+    )
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over every file's relative path and bytes (caches and VCS folders excluded), hex."""
+    h = hashlib.sha256()
+    for p in _files(folder):
+        h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+@dataclass
+class ConformanceReport:
+    """What ``arena bots check`` prints: bot info, decisions answered per kind,
+    latency (ms, median and p99), and every fault."""
+
+    manifest: Manifest
+    info: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    decisions: Counter = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.faults
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.latencies_ms) if self.latencies_ms else 0.0
+
+    @property
+    def p99_ms(self) -> float:
+        return percentile(self.latencies_ms, 0.99)
+
+
+def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 2,
+              decision_ms: int = 1000, seed: int = 7) -> ConformanceReport:
+    """Start the bot, ask its info, then play ``boards`` duplicate boards with the bot
+    in every seat (each a process of its own) under ``ruleset`` (default: the first the
+    manifest names) and collect answers, latencies and faults.
+
+    Raises:
+        ManifestError: the manifest is missing or wrong.
+    """
+    manifest = load_manifest(folder)
+    report = ConformanceReport(manifest=manifest)
+    client = BotClient(manifest, startup_s=10)
+    try:
+        client.start()
+        info = client.info()
+        report.info = {"name": info.name, "version": info.version, "author": info.author,
+                       "rulesets": list(info.rulesets), "protocol_version": info.protocol_version}
+        if info.protocol_version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            report.problems.append(f"bot-info protocol_version {info.protocol_version!r}: this referee speaks {PROTOCOL_VERSION}")
+        if info.name != manifest.name or info.version != manifest.version:
+            report.problems.append(f"bot-info says {info.name}@{info.version}, the manifest {manifest.key}")
+    except BotStartError as e:
+        report.problems.append(str(e))
+        return report
+    except grpc.RpcError as e:
+        report.problems.append(f"GetBotInfo failed: {e.code().name} {e.details()}")
+        return report
+    finally:
+        client.close()
+    ruleset = ruleset or RULESETS[manifest.rulesets[0]]
+    entrant = Entrant(manifest.key, manifest=manifest)
+    twin = Entrant(manifest.key + "#2", manifest=manifest)
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=1000)
+    results = play_match("conformance", entrant, twin, [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
+    for r in results:
+        for t in r.tables:
+            for d in t.decisions:
+                if d.ms > 0 or d.fault:
+                    report.decisions[next(iter(d.action))] += 1
+                    if not d.fault:
+                        report.latencies_ms.append(d.ms)
+            report.faults.extend(f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: {f.detail}" for f in t.faults)
+    return report
+
+
+def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
+    """Copy the bot folder to ``store_root/NAME/VERSION`` (replacing a partial copy); return it."""
+    dest = store_root / manifest.name / manifest.version
+    tmp = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns(*_SKIP, "*.pyc"))
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    return dest
+
+
+__all__ = ["ConformanceReport", "ManifestError", "check_bot", "content_hash", "freeze"]

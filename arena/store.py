@@ -1,0 +1,1139 @@
+"""Storage: the arena's DuckDB database (the only module that imports duckdb).
+
+The schema is one SQL file, ``arena/schema.sql`` (tables, columns, units and
+conventions are documented there). A :class:`Store` wraps one connection:
+
+- **Bots and tournaments**: :meth:`Store.add_bot`, :meth:`Store.create_tournament`,
+  :meth:`Store.add_entrants`, :meth:`Store.add_boards`, ...
+- **Results**: :meth:`Store.write_board_pair` writes one
+  :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
+  ``deals`` rows, every ``actions`` row and every ``faults`` row (and the
+  ``matches`` row the first time) — **in one transaction, with bulk inserts**
+  from Arrow tables. An exception anywhere in the write rolls it back: an
+  interrupted run never leaves half a board pair, and a rerun resumes from
+  :meth:`Store.done_board_pairs`. :meth:`Store.write_board_pairs` writes many
+  board pairs in one transaction (all or none), which is several times faster.
+- **Idempotency**: writing a board pair that is already stored is a **no-op**
+  (the stored rows are kept, whatever the new result says) and is reported
+  by the return value, so a result delivered twice after a crash never stops
+  a run.
+- **Reading**: :meth:`Store.board_pair_results` (numpy arrays for ratings),
+  :meth:`Store.matches` (summaries), :meth:`Store.deal_records` (the full
+  table results, for ``arena log``), :meth:`Store.export` (Parquet or JSON
+  lines, one file per table, via DuckDB ``COPY``).
+
+Every error a caller can cause, and every database error, is raised as
+:class:`StoreError` (a ``ValueError``) with a message that says what to do.
+
+DuckDB allows one writing process per database file (FIELD-NOTES.md,
+"Storage"): workers hand their results to a single writer. A ``Store`` is not
+thread-safe; use it from one thread.
+
+Words are those of RULES.md §1; points are game points, ``ms`` milliseconds,
+timestamps naive UTC.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+from numpy.typing import NDArray
+
+from referee.records import BoardPairResult, Decision, Fault, TableResult
+from referee.rules import Board, Card, DealOutcome, RecordError, parse_record
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "TABLES",
+    "Bot",
+    "BoardPairRows",
+    "MatchSummary",
+    "Status",
+    "Store",
+    "StoreError",
+    "Tournament",
+    "action_json",
+    "action_value",
+    "entrant_key",
+    "match_id",
+    "split_entrant",
+]
+
+#: The layout version of ``schema.sql``; a database of another version is refused.
+SCHEMA_VERSION = 1
+
+#: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
+TABLES: tuple[str, ...] = (
+    "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
+)
+
+_MAX_BIGINT = 2**63 - 1
+
+
+class StoreError(ValueError):
+    """A storage request that cannot be done: bad database file, unknown or
+    conflicting tournament, malformed result, or a database error (the message
+    says which, and what to do)."""
+
+
+class Status(str, Enum):
+    """A tournament's status."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+
+
+# --------------------------------------------------------------------------
+# Keys
+# --------------------------------------------------------------------------
+
+
+def entrant_key(name: str, version: str) -> str:
+    """The entrant key of a bot version: ``"<name>@<version>"``."""
+    return f"{name}@{version}"
+
+
+def split_entrant(key: str) -> tuple[str, str]:
+    """``(name, version)`` of an entrant key, split at its last ``@``.
+
+    Raises:
+        StoreError: no ``@``, or an empty name or version.
+    """
+    name, at, version = key.rpartition("@")
+    if not at or not name or not version:
+        raise StoreError(f"entrant {key!r} is not of the form <bot name>@<bot version>")
+    return name, version
+
+
+def match_id(tournament: str, a: str, b: str) -> str:
+    """The id of the match between entrants ``a`` and ``b``: ``"<tournament>/<a>~<b>"``
+    (A is the earlier entrant in the tournament's order)."""
+    return f"{tournament}/{a}~{b}"
+
+
+# --------------------------------------------------------------------------
+# Actions as (kind, value) text
+# --------------------------------------------------------------------------
+
+
+def action_value(action: Mapping) -> tuple[str, str]:
+    """``(kind, value)`` of a record action (JSON form, without ``seat``), as stored in ``actions``.
+
+    ====================================  ==========  ==============================
+    action                                kind        value
+    ====================================  ==========  ==============================
+    ``{"bid": "take", "trump": "H"}``     bid         ``"take H"`` (``"pass"``, ``"take"``, ...)
+    ``{"schmeiss": "refuse"}``            schmeiss    ``"refuse"``
+    ``{"trump": "H"}``                    trump       ``"H"``
+    ``{"declare": [["7H","8H","9H"]]}``   declare     ``'[["7H","8H","9H"]]'`` (JSON; ``"[]"`` = none)
+    ``{"exchange": true}``                exchange    ``"true"`` / ``"false"``
+    ``{"card": "KS", "belote": true}``    card        ``"KS belote"`` (``"JH"`` without belote)
+    ====================================  ==========  ==============================
+
+    Raises:
+        StoreError: an object that is no action shape.
+    """
+    if "card" in action:
+        return "card", str(action["card"]) + (" belote" if action.get("belote") else "")
+    if "bid" in action:
+        trump = action.get("trump")
+        return "bid", str(action["bid"]) + (f" {trump}" if trump is not None else "")
+    if "schmeiss" in action:
+        return "schmeiss", str(action["schmeiss"])
+    if "declare" in action:
+        return "declare", json.dumps(action["declare"], separators=(",", ":"))
+    if "exchange" in action:
+        return "exchange", "true" if action["exchange"] else "false"
+    if "trump" in action:
+        return "trump", str(action["trump"])
+    raise StoreError(f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange or trump)")
+
+
+def action_json(kind: str, value: str) -> dict:
+    """The record action (JSON form) of a stored ``(kind, value)``; inverse of :func:`action_value`.
+
+    Raises:
+        StoreError: an unknown kind.
+    """
+    if kind == "card":
+        card, _, belote = value.partition(" ")
+        return {"card": card, "belote": True} if belote else {"card": card}
+    if kind == "bid":
+        bid, _, trump = value.partition(" ")
+        return {"bid": bid, "trump": trump} if trump else {"bid": bid}
+    if kind == "schmeiss":
+        return {"schmeiss": value}
+    if kind == "declare":
+        return {"declare": json.loads(value)}
+    if kind == "exchange":
+        return {"exchange": value == "true"}
+    if kind == "trump":
+        return {"trump": value}
+    raise StoreError(f"unknown action kind {kind!r}")
+
+
+# --------------------------------------------------------------------------
+# Values returned
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A submitted bot version (table ``bots``); ``submitted_at`` is naive UTC."""
+
+    name: str
+    version: str
+    author: str | None
+    manifest: str
+    content_hash: str
+    path: str
+    submitted_at: datetime
+
+    @property
+    def key(self) -> str:
+        """The entrant key ``name@version``."""
+        return entrant_key(self.name, self.version)
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament (table ``tournaments``) with its ``entrants`` (entrant keys, in order)."""
+
+    name: str
+    ruleset: str
+    options: dict
+    seed: int
+    boards_per_pair: int
+    created_at: datetime
+    status: str
+    entrants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """One match summed over its written board pairs (points in game points;
+    ``margin`` = ``points_a`` − ``points_b``, A's duplicate margin)."""
+
+    match_id: str
+    tournament: str
+    entrant_a: str
+    entrant_b: str
+    ruleset: str
+    boards: int
+    points_a: int
+    points_b: int
+    margin: int
+    forfeits_a: int
+    forfeits_b: int
+    faults: int
+
+
+@dataclass(frozen=True, eq=False)
+class BoardPairRows:
+    """Board-pair results as columns, for ratings (``arena.ratings.tally_arrays``).
+
+    Attributes:
+        entrants: the entrant keys that appear, sorted; ``a`` and ``b`` index it.
+        a, b: int64 arrays of shape (m,): entrant A's and B's index.
+        board: int64 array of shape (m,): the board number.
+        margin: int64 array of shape (m,): A's duplicate margin, in points.
+        forfeit_a, forfeit_b: bool arrays of shape (m,).
+
+    Rows are in no particular order.
+    """
+
+    entrants: tuple[str, ...]
+    a: NDArray[np.int64]
+    b: NDArray[np.int64]
+    board: NDArray[np.int64]
+    margin: NDArray[np.int64]
+    forfeit_a: NDArray[np.bool_]
+    forfeit_b: NDArray[np.bool_]
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def rows(self) -> Iterator[tuple[str, str, int, int, bool, bool]]:
+        """The rows ``(entrant_a, entrant_b, board, margin, forfeit_a, forfeit_b)`` (slow path)."""
+        names = self.entrants
+        for i in range(len(self.a)):
+            yield (
+                names[self.a[i]], names[self.b[i]], int(self.board[i]), int(self.margin[i]),
+                bool(self.forfeit_a[i]), bool(self.forfeit_b[i]),
+            )
+
+
+# --------------------------------------------------------------------------
+# Arrow staging schemas (column names = schema.sql)
+# --------------------------------------------------------------------------
+
+_I32, _STR, _BOOL = pa.int32(), pa.string(), pa.bool_()
+_TS = pa.timestamp("us")
+
+_BOARD_PAIRS = pa.schema([
+    ("match_id", _STR), ("board", _I32), ("points_a", _I32), ("points_b", _I32), ("margin", _I32),
+    ("forfeit_a", _BOOL), ("forfeit_b", _BOOL), ("written_at", _TS),
+])
+_DEALS = pa.schema(
+    [("match_id", _STR), ("board", _I32), ("table_no", _I32), ("ns_entrant", _STR), ("ew_entrant", _STR),
+     ("permutation", pa.list_(_I32)), ("dealer", _I32), ("deck", pa.list_(_STR)), ("contract", _STR),
+     ("taker", _I32), ("trump_mode", _STR), ("trump", _STR)]
+    + [(f"{name}_{team}", _I32) for name in ("trick_points", "tricks_won", "declarations") for team in ("ns", "ew")]
+    + [("declaration_team", _I32), ("belote_ns", _I32), ("belote_ew", _I32), ("capot", _I32),
+       ("score_ns", _I32), ("score_ew", _I32), ("pot_in", _I32), ("pot_to", _I32), ("pot", _I32), ("record", _STR)]
+)
+_ACTIONS = pa.schema([
+    ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("idx", _I32), ("seat", _I32),
+    ("kind", _STR), ("value", _STR), ("ms", pa.float64()), ("fault", _STR),
+])
+_FAULTS = pa.schema([
+    ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("seat", _I32), ("entrant", _STR),
+    ("kind", _STR), ("detail", _STR),
+])
+
+
+class _Columns:
+    """Column lists for one staged table, filled row by row in Python, inserted in one statement."""
+
+    def __init__(self, schema: pa.Schema):
+        self.schema = schema
+        self.cols: dict[str, list] = {name: [] for name in schema.names}
+
+    def table(self) -> pa.Table:
+        return pa.table(self.cols, schema=self.schema)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _schema_sql() -> str:
+    return resources.files("arena").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def _entrant_parts(entrant: str | tuple[str, str]) -> tuple[str, str]:
+    if isinstance(entrant, tuple):
+        if len(entrant) != 2 or not all(isinstance(x, str) and x for x in entrant):
+            raise StoreError(f"entrant {entrant!r} must be (bot name, bot version) or 'name@version'")
+        return entrant
+    if not isinstance(entrant, str):
+        raise StoreError(f"entrant {entrant!r} must be (bot name, bot version) or 'name@version'")
+    return split_entrant(entrant)
+
+
+# --------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------
+
+
+class Store:
+    """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
+    use as a context manager or call :meth:`close`."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None):
+        """Wrap an open connection whose schema is applied; use :meth:`Store.open`."""
+        self._con = con
+        self.path = path
+        self._rulesets: dict[str, str] = {}  # tournament -> ruleset (tournaments never change ruleset)
+        self._matches: dict[str, tuple[str, str, str]] = {}  # match_id -> (tournament, a, b), committed rows only
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | Path | None = None, *, read_only: bool = False) -> Store:
+        """Open (creating if needed) the database at ``path`` and apply the schema.
+
+        Args:
+            path: a database file; ``None`` or ``":memory:"`` for an in-memory
+                database (tests). Missing parent directories are created.
+            read_only: open an existing file without writing to it (reports
+                while nothing writes; DuckDB still refuses while another
+                process holds the file for writing).
+
+        Raises:
+            StoreError: the directory cannot be created; the path is a
+                directory; the file is not a DuckDB database or is corrupt; it
+                is held by another process; it was written with another schema
+                version; any other failure to open (with DuckDB's reason).
+        """
+        if path is None or str(path) == ":memory:":
+            if read_only:
+                raise StoreError("an in-memory database cannot be opened read-only")
+            return cls._connect(":memory:", None, read_only=False)
+        p = Path(path).expanduser()
+        if p.is_dir():
+            raise StoreError(f"{p} is a directory: pass a database file path (--db), e.g. {p / 'arena.duckdb'}")
+        if not read_only:
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(
+                    f"cannot create the directory {p.parent} for the database {p}: {e.strerror or e}: "
+                    "pass another --db path"
+                ) from None
+        elif not p.exists():
+            raise StoreError(f"there is no database at {p}: check the --db path")
+        if p.is_file() and p.stat().st_size == 0:
+            raise StoreError(f"{p} is an empty file, not a DuckDB database: delete it or pass another --db path")
+        return cls._connect(str(p), p, read_only=read_only)
+
+    @classmethod
+    def _connect(cls, target: str, p: Path | None, *, read_only: bool) -> Store:
+        try:
+            con = duckdb.connect(target, read_only=read_only)
+        except duckdb.Error as e:
+            raise StoreError(_open_message(p, e)) from None
+        try:
+            if not read_only:
+                con.execute(_schema_sql())
+            rows = con.execute("SELECT version FROM schema_version").fetchall()
+            if not rows and not read_only:
+                con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
+                rows = [(SCHEMA_VERSION,)]
+        except duckdb.CatalogException:
+            con.close()
+            raise StoreError(
+                f"{p} is a DuckDB database but not an arena database (no schema_version table): "
+                "open it once without read-only, or pass another --db path"
+            ) from None
+        except duckdb.Error as e:
+            con.close()
+            raise StoreError(_open_message(p, e)) from None
+        if rows and rows[0][0] != SCHEMA_VERSION:
+            con.close()
+            raise StoreError(
+                f"{p} was written with arena schema version {rows[0][0]}; this arena uses version "
+                f"{SCHEMA_VERSION}: export it with the arena that wrote it, or pass another --db path"
+            )
+        return cls(con, p)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store.open({str(self.path) if self.path else None!r})"
+
+    # ------------------------------------------------------------- internals
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            raise StoreError("the store is closed")
+        return self._con
+
+    def _query(self, sql: str, params: Sequence | None = None) -> list[tuple]:
+        try:
+            return self.con.execute(sql, params or []).fetchall()
+        except duckdb.Error as e:
+            raise StoreError(f"database error: {e}") from None
+
+    def _transaction(self, work):
+        """Run ``work()`` in one transaction: commit, or roll back on any exception
+        (database errors become :class:`StoreError`; others propagate unchanged)."""
+        con = self.con
+        con.begin()
+        try:
+            out = work()
+            con.commit()
+        except duckdb.Error as e:
+            con.rollback()
+            raise StoreError(f"database error, nothing written: {e}") from None
+        except BaseException:
+            con.rollback()
+            raise
+        return out
+
+    def _insert(self, table: str, data: pa.Table) -> None:
+        """Bulk insert of a staged Arrow table (columns by name)."""
+        if data.num_rows == 0:
+            return
+        con = self.con
+        con.register("_stage", data)
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _stage")
+        finally:
+            con.unregister("_stage")
+
+    # ------------------------------------------------------------------ bots
+    def add_bot(
+        self,
+        name: str,
+        version: str,
+        *,
+        manifest: str,
+        content_hash: str,
+        path: str | Path,
+        author: str | None = None,
+        submitted_at: datetime | None = None,
+    ) -> Bot:
+        """Register a bot version (``manifest`` = the bot.toml text; ``path`` = its frozen copy).
+
+        Adding the same (name, version) with the same ``content_hash`` again
+        returns the stored bot unchanged.
+
+        Raises:
+            StoreError: an empty name or version, a name or version containing
+                ``@``, or (name, version) already stored with another content hash.
+        """
+        for what, value in (("name", name), ("version", version)):
+            if not isinstance(value, str) or not value or "@" in value:
+                raise StoreError(f"bot {what} must be a non-empty text without '@', got {value!r}")
+        old = self.get_bot(name, version)
+        if old is not None:
+            if old.content_hash != content_hash:
+                raise StoreError(
+                    f"bot {name}@{version} is already stored with other content (hash {old.content_hash}): "
+                    "give the new files a new version"
+                )
+            return old
+        bot = Bot(name, version, author, manifest, content_hash, str(path), submitted_at or _now())
+        self._query(
+            "INSERT INTO bots (name, version, author, manifest, content_hash, path, submitted_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [bot.name, bot.version, bot.author, bot.manifest, bot.content_hash, bot.path, bot.submitted_at],
+        )
+        return bot
+
+    def get_bot(self, name: str, version: str) -> Bot | None:
+        """The bot version, or ``None`` if it is not stored."""
+        rows = self._query(
+            "SELECT name, version, author, manifest, content_hash, path, submitted_at FROM bots "
+            "WHERE name = ? AND version = ?",
+            [name, version],
+        )
+        return Bot(*rows[0]) if rows else None
+
+    def list_bots(self) -> list[Bot]:
+        """Every bot version, by name then version (text order)."""
+        rows = self._query(
+            "SELECT name, version, author, manifest, content_hash, path, submitted_at FROM bots ORDER BY name, version"
+        )
+        return [Bot(*r) for r in rows]
+
+    # ------------------------------------------------------------ tournaments
+    def create_tournament(
+        self,
+        name: str,
+        ruleset_name: str,
+        options: Mapping,
+        seed: int,
+        boards: int,
+        entrants: Sequence[str | tuple[str, str]],
+        *,
+        created_at: datetime | None = None,
+    ) -> Tournament:
+        """Create a tournament (status ``running``), or return it if it exists with the same settings.
+
+        Args:
+            name: the tournament's name (it prefixes its match ids).
+            ruleset_name: ``classic``, ``strict``, ``all-trumps`` or ``two-player``.
+            options: the resolved ruleset options (``Ruleset.options()``), JSON-able.
+            seed: the tournament seed, a signed 64-bit integer.
+            boards: boards per pair, ≥ 1.
+            entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
+                order (the order decides who is A in each pair).
+
+        An existing tournament is returned (status unchanged) when ruleset,
+        options, seed and boards are the same and its entrants are the given
+        ones or a prefix of them; entrants given after the stored ones are
+        appended (extending a tournament).
+
+        Raises:
+            StoreError: a bad seed, boards or entrant; the name exists with
+                another ruleset, options, seed or number of boards, or with
+                entrants that are not a prefix of ``entrants``.
+        """
+        if not isinstance(name, str) or not name or "/" in name:
+            raise StoreError(f"tournament name must be a non-empty text without '/', got {name!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not -_MAX_BIGINT - 1 <= seed <= _MAX_BIGINT:
+            raise StoreError(f"seed must be a signed 64-bit integer, got {seed!r}")
+        if not isinstance(boards, int) or isinstance(boards, bool) or boards < 1:
+            raise StoreError(f"boards per pair must be an integer >= 1, got {boards!r}")
+        try:
+            options_json = _json(dict(options))
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"ruleset options must be JSON-able: {e}") from None
+        keys = [entrant_key(*_entrant_parts(e)) for e in entrants]
+
+        def work() -> None:
+            old = self.con.execute(
+                "SELECT ruleset, options, seed, boards_per_pair FROM tournaments WHERE name = ?", [name]
+            ).fetchall()
+            if old:
+                ruleset0, options0, seed0, boards0 = old[0]
+                diffs = [
+                    f"{what} {a!r} (asked {b!r})"
+                    for what, a, b in (("ruleset", ruleset0, ruleset_name), ("seed", seed0, seed),
+                                       ("boards per pair", boards0, boards))
+                    if a != b
+                ]
+                if json.loads(options0) != json.loads(options_json):
+                    diffs.append("other ruleset options")
+                if diffs:
+                    raise StoreError(
+                        f"tournament {name!r} already exists with " + ", ".join(diffs)
+                        + ": choose another tournament name"
+                    )
+            else:
+                self.con.execute(
+                    "INSERT INTO tournaments (name, ruleset, options, seed, boards_per_pair, created_at, status) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [name, ruleset_name, options_json, seed, boards, created_at or _now(), Status.RUNNING.value],
+                )
+            self._add_entrants(name, keys, must_extend=True)
+
+        self._transaction(work)
+        t = self.get_tournament(name)
+        assert t is not None
+        return t
+
+    def _add_entrants(self, tournament: str, keys: list[str], *, must_extend: bool) -> None:
+        if len(set(keys)) != len(keys):
+            raise StoreError(f"entrants of {tournament!r} must be different, got {keys}")
+        have = self._entrants(tournament)
+        if must_extend and keys[: len(have)] != list(have):
+            raise StoreError(
+                f"tournament {tournament!r} has the entrants {', '.join(have)}: list them first, "
+                "in that order (new entrants go at the end), or choose another tournament name"
+            )
+        new = [k for k in keys if k not in have]
+        if new:
+            parts = [split_entrant(k) for k in new]
+            self.con.execute(
+                "INSERT INTO tournament_entrants (tournament, position, bot_name, bot_version) "
+                "SELECT ?, unnest(?) , unnest(?), unnest(?)",
+                [tournament, list(range(len(have), len(have) + len(new))),
+                 [p[0] for p in parts], [p[1] for p in parts]],
+            )
+
+    def _entrants(self, tournament: str) -> tuple[str, ...]:
+        rows = self.con.execute(
+            "SELECT bot_name || '@' || bot_version FROM tournament_entrants WHERE tournament = ? ORDER BY position",
+            [tournament],
+        ).fetchall()
+        return tuple(r[0] for r in rows)
+
+    def add_entrants(self, tournament: str, entrants: Sequence[str | tuple[str, str]]) -> tuple[str, ...]:
+        """Append the entrants not yet in the tournament (in the given order); return all its entrants.
+
+        Raises:
+            StoreError: unknown tournament; a malformed or repeated entrant.
+        """
+        self._ruleset(tournament)
+        keys = [entrant_key(*_entrant_parts(e)) for e in entrants]
+        self._transaction(lambda: self._add_entrants(tournament, keys, must_extend=False))
+        return self._entrants(tournament)
+
+    def get_tournament(self, name: str) -> Tournament | None:
+        """The tournament with its entrants, or ``None`` if there is none of that name."""
+        rows = self._query(
+            "SELECT name, ruleset, options, seed, boards_per_pair, created_at, status FROM tournaments WHERE name = ?",
+            [name],
+        )
+        if not rows:
+            return None
+        n, ruleset, options, seed, boards, created, status = rows[0]
+        return Tournament(n, ruleset, json.loads(options), seed, boards, created, status, self._entrants(name))
+
+    def list_tournaments(self) -> list[Tournament]:
+        """Every tournament, oldest first."""
+        names = self._query("SELECT name FROM tournaments ORDER BY created_at, name")
+        return [t for (n,) in names if (t := self.get_tournament(n)) is not None]
+
+    def set_tournament_status(self, name: str, status: Status | str) -> None:
+        """Set the status: ``running``, ``complete`` or ``interrupted``.
+
+        Raises:
+            StoreError: unknown tournament or status.
+        """
+        try:
+            status = Status(status)
+        except ValueError:
+            raise StoreError(
+                f"unknown tournament status {status!r}: expected one of {', '.join(s.value for s in Status)}"
+            ) from None
+        self._ruleset(name)
+        self._query("UPDATE tournaments SET status = ? WHERE name = ?", [status.value, name])
+
+    def _ruleset(self, tournament: str) -> str:
+        """The tournament's ruleset (cached).
+
+        Raises:
+            StoreError: unknown tournament.
+        """
+        ruleset = self._rulesets.get(tournament)
+        if ruleset is None:
+            rows = self._query("SELECT ruleset FROM tournaments WHERE name = ?", [tournament])
+            if not rows:
+                raise StoreError(f"there is no tournament {tournament!r}: create it first")
+            ruleset = self._rulesets[tournament] = rows[0][0]
+        return ruleset
+
+    # ------------------------------------------------------------------ boards
+    def add_boards(self, tournament: str, boards: Iterable[Board]) -> int:
+        """Store a tournament's boards (deck in the board's own suits, i.e. table 1's);
+        return how many were new. A board already stored with the same dealer and
+        deck is skipped.
+
+        Raises:
+            StoreError: unknown tournament; a deck that is not 32 cards; a board
+                already stored with another dealer or deck.
+        """
+        self._ruleset(tournament)
+        given: dict[int, tuple[int, list[str]]] = {}
+        for b in boards:
+            deck = [str(c) for c in b.deck]
+            if len(deck) != 32:
+                raise StoreError(f"board {b.number}: a deck has 32 cards, got {len(deck)}")
+            given[b.number] = (b.dealer, deck)
+        if not given:
+            return 0
+
+        def work() -> int:
+            stored = {
+                n: (d, list(deck))
+                for n, d, deck in self.con.execute(
+                    "SELECT board, dealer, deck FROM boards WHERE tournament = ?", [tournament]
+                ).fetchall()
+            }
+            for n, value in given.items():
+                if n in stored and stored[n] != value:
+                    raise StoreError(
+                        f"board {n} of {tournament!r} is already stored with another dealer or deck: "
+                        "a tournament's boards never change"
+                    )
+            new = sorted(n for n in given if n not in stored)
+            self._insert("boards", pa.table({
+                "tournament": pa.array([tournament] * len(new), _STR),
+                "board": pa.array(new, _I32),
+                "dealer": pa.array([given[n][0] for n in new], _I32),
+                "deck": pa.array([given[n][1] for n in new], pa.list_(_STR)),
+            }))
+            return len(new)
+
+        return self._transaction(work)
+
+    def boards(self, tournament: str) -> list[Board]:
+        """The tournament's stored boards, by number."""
+        rows = self._query(
+            "SELECT board, dealer, deck FROM boards WHERE tournament = ? ORDER BY board", [tournament]
+        )
+        return [Board(number=n, dealer=d, deck=tuple(Card.parse(t) for t in deck)) for n, d, deck in rows]
+
+    # ----------------------------------------------------------------- results
+    def write_board_pair(self, tournament: str, match_id: str, result: BoardPairResult) -> bool:
+        """Write one board pair in one transaction; see :meth:`write_board_pairs`.
+
+        Returns:
+            True if written, False if that (match_id, board) was already stored (nothing written).
+        """
+        return self.write_board_pairs(tournament, [(match_id, result)]) == 1
+
+    def write_board_pairs(self, tournament: str, results: Iterable[tuple[str, BoardPairResult]]) -> int:
+        """Write board pairs — ``board_pairs``, both ``deals``, every ``actions`` and
+        ``faults`` row, and each new ``matches`` row — in **one transaction** (all or
+        nothing), with one bulk insert per table.
+
+        Args:
+            tournament: the tournament (it must exist).
+            results: ``(match_id, result)`` pairs. The first write of a match id
+                creates its ``matches`` row with entrants ``result.a`` / ``result.b``
+                and the tournament's ruleset.
+
+        Returns:
+            How many board pairs were written. Board pairs already stored are
+            skipped (a no-op: the stored rows stay as they are).
+
+        Raises:
+            StoreError: unknown tournament; a malformed result (tables not 1 and 2,
+                boards or entrants that disagree, an unknown action shape); a
+                match id already used by another tournament or other entrants;
+                the same board pair twice in ``results``; any database error.
+                Nothing is written then. Any other exception raised during the
+                write also rolls it back and propagates.
+        """
+        ruleset = self._ruleset(tournament)
+        items = list(results)
+        keys = [(mid, r.board) for mid, r in items]
+        if len(set(keys)) != len(keys):
+            raise StoreError("the same board pair is given twice in one write")
+        for mid, r in items:
+            _check_result(mid, r)
+        if not items:
+            return 0
+
+        def work() -> tuple[int, dict[str, tuple[str, str, str]]]:
+            new_matches = self._match_rows(tournament, items)
+            done = self._stored_keys(keys)
+            todo = [(mid, r) for mid, r in items if (mid, r.board) not in done]
+            if new_matches:
+                self._insert("matches", pa.table({
+                    "match_id": pa.array(list(new_matches), _STR),
+                    "tournament": pa.array([v[0] for v in new_matches.values()], _STR),
+                    "entrant_a": pa.array([v[1] for v in new_matches.values()], _STR),
+                    "entrant_b": pa.array([v[2] for v in new_matches.values()], _STR),
+                    "ruleset": pa.array([ruleset] * len(new_matches), _STR),
+                }))
+            if todo:
+                bp, deals, actions, faults = _stage(todo)
+                self._insert("board_pairs", bp)
+                self._insert("deals", deals)
+                self._insert("actions", actions)
+                self._insert("faults", faults)
+            return len(todo), new_matches
+
+        written, new_matches = self._transaction(work)
+        self._matches.update(new_matches)
+        return written
+
+    def _match_rows(self, tournament: str, items) -> dict[str, tuple[str, str, str]]:
+        """The matches rows to create; raise if a match id is stored with other values."""
+        new: dict[str, tuple[str, str, str]] = {}
+        for mid, r in items:
+            want = (tournament, r.a, r.b)
+            have = self._matches.get(mid) or new.get(mid)
+            if have is None:
+                rows = self.con.execute(
+                    "SELECT tournament, entrant_a, entrant_b FROM matches WHERE match_id = ?", [mid]
+                ).fetchall()
+                if rows:
+                    have = self._matches[mid] = tuple(rows[0])
+                else:
+                    new[mid] = have = want
+            if have != want:
+                raise StoreError(
+                    f"match {mid!r} is stored for tournament {have[0]!r} between {have[1]} (A) and {have[2]} (B), "
+                    f"not {want[0]!r} between {want[1]} and {want[2]}: use arena.store.match_id(tournament, a, b)"
+                )
+        return new
+
+    def _stored_keys(self, keys: list[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of the (match_id, board) keys are stored (point look-ups on the primary key)."""
+        con = self.con
+        if len(keys) <= 16:
+            found = set()
+            for mid, board in keys:
+                if con.execute(
+                    "SELECT 1 FROM board_pairs WHERE match_id = ? AND board = ?", [mid, board]
+                ).fetchall():
+                    found.add((mid, board))
+            return found
+        mids = sorted({m for m, _ in keys})
+        rows = con.execute(
+            "SELECT match_id, board FROM board_pairs WHERE match_id IN (SELECT unnest(?))", [mids]
+        ).fetchall()
+        wanted = set(keys)
+        return {k for k in rows if k in wanted}
+
+    def done_board_pairs(self, tournament: str) -> set[tuple[str, int]]:
+        """The ``(match_id, board)`` of every board pair stored for the tournament."""
+        rows = self._query(
+            "SELECT p.match_id, p.board FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?",
+            [tournament],
+        )
+        return set(rows)
+
+    def done_keys(self, tournament: str) -> set[tuple[str, str, int]]:
+        """The ``(a, b, board)`` of every stored board pair: the ``done_keys`` of
+        ``arena.schedule.missing`` (``BoardPair.key``)."""
+        rows = self._query(
+            "SELECT m.entrant_a, m.entrant_b, p.board FROM board_pairs p JOIN matches m USING (match_id) "
+            "WHERE m.tournament = ?",
+            [tournament],
+        )
+        return set(rows)
+
+    def last_pot(self, match_id: str, table_no: int) -> int:
+        """The litige pot (points) carried out of the highest-numbered board stored
+        for this match at table ``table_no`` (RULES.md §6.3, §8); 0 if none is stored.
+        What a resumed match carries into its next board at that table."""
+        rows = self._query(
+            "SELECT pot FROM deals WHERE match_id = ? AND table_no = ? ORDER BY board DESC LIMIT 1",
+            [match_id, table_no],
+        )
+        return rows[0][0] if rows else 0
+
+    # ----------------------------------------------------------------- reading
+    def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None) -> BoardPairRows:
+        """Every stored board pair as columns (for ratings), optionally only one
+        tournament's and/or one ruleset's. Never mix rulesets in one rating list."""
+        where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
+        params = [tournament, tournament, ruleset, ruleset]
+        with_ = f"""
+            WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}),
+            e AS (SELECT entrant, (row_number() OVER (ORDER BY entrant) - 1)::BIGINT AS i
+                  FROM (SELECT entrant_a AS entrant FROM m UNION SELECT entrant_b FROM m))
+        """
+
+        def work():
+            names = self.con.execute(with_ + "SELECT entrant FROM e ORDER BY i", params).fetchall()
+            cols = self.con.execute(
+                with_ + """
+                SELECT ea.i AS a, eb.i AS b, p.board::BIGINT AS board, p.margin::BIGINT AS margin,
+                       p.forfeit_a, p.forfeit_b
+                FROM board_pairs p JOIN m USING (match_id)
+                JOIN e ea ON ea.entrant = m.entrant_a JOIN e eb ON eb.entrant = m.entrant_b
+                """,
+                params,
+            ).fetchnumpy()
+            return names, cols
+
+        names, cols = self._transaction(work)
+        return BoardPairRows(
+            entrants=tuple(n for (n,) in names),
+            a=np.asarray(cols["a"], np.int64), b=np.asarray(cols["b"], np.int64),
+            board=np.asarray(cols["board"], np.int64), margin=np.asarray(cols["margin"], np.int64),
+            forfeit_a=np.asarray(cols["forfeit_a"], np.bool_), forfeit_b=np.asarray(cols["forfeit_b"], np.bool_),
+        )
+
+    def matches(self, tournament: str | None = None, bot: str | None = None) -> list[MatchSummary]:
+        """A summary of every match with at least one stored board pair, by match id.
+
+        Args:
+            tournament: only this tournament's matches.
+            bot: only matches of this entrant (``"name@version"``) or of any
+                version of this bot (``"name"``).
+        """
+        rows = self._query(
+            """
+            WITH f AS (SELECT match_id, count(*) AS n FROM faults GROUP BY match_id)
+            SELECT m.match_id, m.tournament, m.entrant_a, m.entrant_b, m.ruleset,
+                   count(*), sum(p.points_a), sum(p.points_b), sum(p.margin),
+                   count(*) FILTER (WHERE p.forfeit_a), count(*) FILTER (WHERE p.forfeit_b),
+                   coalesce(any_value(f.n), 0)
+            FROM matches m JOIN board_pairs p USING (match_id) LEFT JOIN f USING (match_id)
+            WHERE (?::VARCHAR IS NULL OR m.tournament = ?)
+              AND (?::VARCHAR IS NULL OR ? IN (m.entrant_a, m.entrant_b)
+                   OR ? IN (regexp_replace(m.entrant_a, '@[^@]*$', ''), regexp_replace(m.entrant_b, '@[^@]*$', '')))
+            GROUP BY m.match_id, m.tournament, m.entrant_a, m.entrant_b, m.ruleset
+            ORDER BY m.match_id
+            """,
+            [tournament, tournament, bot, bot, bot],
+        )
+        return [MatchSummary(*r[:5], *(int(x) for x in r[5:])) for r in rows]
+
+    def deal_records(self, match_id: str, board: int | None = None) -> list[TableResult]:
+        """Both tables' results of a match's stored boards (or of one board), by
+        board then table: deal record, outcome, suit permutation, every decision
+        (with ms and fault) and every fault — what the referee produced.
+
+        The outcome is rebuilt from the ``deals`` columns; its ``notes`` and
+        ``redeal_same_dealer`` are not stored (replay the record for them).
+
+        Raises:
+            StoreError: no such match, or that board is not stored for it; a
+                stored record the rules cannot parse.
+        """
+        if not self._query("SELECT 1 FROM matches WHERE match_id = ?", [match_id]):
+            raise StoreError(f"there is no match {match_id!r}: see `arena matches` for the match ids")
+        cond = "match_id = ?" + ("" if board is None else " AND board = ?")
+        params = [match_id] + ([] if board is None else [board])
+
+        def work():
+            deals = self.con.execute(
+                f"""SELECT board, table_no, ns_entrant, ew_entrant, permutation, record, contract, score_ns, score_ew,
+                    taker, trump_mode, trump, trick_points_ns, trick_points_ew, tricks_won_ns, tricks_won_ew,
+                    declarations_ns, declarations_ew, declaration_team, belote_ns, belote_ew, capot,
+                    pot_in, pot_to, pot
+                    FROM deals WHERE {cond} ORDER BY board, table_no""",
+                params,
+            ).fetchall()
+            acts = self.con.execute(
+                f"SELECT board, table_no, seat, kind, value, ms, fault FROM actions WHERE {cond} "
+                "ORDER BY board, table_no, idx",
+                params,
+            ).fetchall()
+            faults = self.con.execute(
+                f"SELECT kind, board, table_no, seat, entrant, detail FROM faults WHERE {cond} "
+                "ORDER BY board, table_no, rowid",
+                params,
+            ).fetchall()
+            return deals, acts, faults
+
+        deals, acts, fault_rows = self._transaction(work)
+        if not deals:
+            raise StoreError(f"board {board} of match {match_id!r} is not stored")
+        decisions: dict[tuple[int, int], list[Decision]] = {}
+        for b, t, seat, kind, value, ms, fault in acts:
+            decisions.setdefault((b, t), []).append(Decision(seat, action_json(kind, value), ms, fault))
+        faults: dict[tuple[int, int], list[Fault]] = {}
+        for row in fault_rows:
+            faults.setdefault((row[1], row[2]), []).append(Fault(*row))
+        out = []
+        for row in deals:
+            (b, t, ns, ew, perm, record, contract, s_ns, s_ew, taker, mode, trump, tp_ns, tp_ew, tw_ns, tw_ew,
+             d_ns, d_ew, d_team, be_ns, be_ew, capot, pot_in, pot_to, pot) = row
+            try:
+                rec = parse_record(json.loads(record))
+            except RecordError as e:
+                raise StoreError(f"the stored record of {match_id!r} board {b} table {t} is unreadable: {e}") from None
+            outcome = DealOutcome(
+                contract=contract, score=(s_ns, s_ew), taker=taker, trump_mode=mode, trump=trump,
+                trick_points=(tp_ns, tp_ew), tricks_won=(tw_ns, tw_ew), declarations=(d_ns, d_ew),
+                declaration_team=d_team, belote=(be_ns, be_ew), capot=capot, pot_in=pot_in, pot_to=pot_to, pot=pot,
+            )
+            out.append(TableResult(
+                board=b, table=t, ns=ns, ew=ew, permutation=tuple(perm), record=rec, outcome=outcome,
+                decisions=decisions.get((b, t), []), faults=faults.get((b, t), []),
+            ))
+        return out
+
+    def board_pair_result(self, match_id: str, board: int) -> BoardPairResult:
+        """One stored board pair rebuilt as the referee produced it (see :meth:`deal_records`).
+
+        Raises:
+            StoreError: no such match or board.
+        """
+        tables = self.deal_records(match_id, board)
+        row = self._query(
+            "SELECT m.entrant_a, m.entrant_b, p.forfeit_a, p.forfeit_b FROM board_pairs p "
+            "JOIN matches m USING (match_id) WHERE match_id = ? AND board = ?",
+            [match_id, board],
+        )[0]
+        return BoardPairResult(board=board, a=row[0], b=row[1], tables=(tables[0], tables[1]),
+                               forfeit_a=row[2], forfeit_b=row[3])
+
+    # ------------------------------------------------------------------ export
+    def export(self, out_dir: str | Path, fmt: str = "parquet") -> list[Path]:
+        """Write every table to ``out_dir/<table>.parquet`` or ``.jsonl`` (one JSON
+        object per line) with DuckDB ``COPY``; return the paths, in :data:`TABLES` order.
+
+        Raises:
+            StoreError: an unknown format; the directory cannot be created or written.
+        """
+        if fmt not in ("parquet", "jsonl"):
+            raise StoreError(f"unknown export format {fmt!r}: expected parquet or jsonl")
+        out = Path(out_dir).expanduser()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the export directory {out}: {e.strerror or e}") from None
+        option = "FORMAT parquet" if fmt == "parquet" else "FORMAT json"
+        paths = []
+        for table in TABLES:
+            path = out / f"{table}.{fmt}"
+            literal = str(path).replace("'", "''")
+            try:
+                self.con.execute(f"COPY {table} TO '{literal}' ({option})")
+            except duckdb.Error as e:
+                raise StoreError(f"cannot export {table} to {path}: {e}") from None
+            paths.append(path)
+        return paths
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+
+def _open_message(p: Path | None, e: duckdb.Error) -> str:
+    text = str(e)
+    where = str(p) if p is not None else "the in-memory database"
+    if "not a valid DuckDB database" in text:
+        return f"{where} is not a DuckDB database: pass another --db path (or move that file away)"
+    if "Corrupt database" in text or "checksum" in text:
+        return f"{where} is a corrupt DuckDB database ({text}): restore it from a copy or pass another --db path"
+    if "lock" in text.lower():
+        return (
+            f"{where} is in use by another process ({text}): one process writes a database at a time; "
+            "wait for it or pass another --db path"
+        )
+    return f"cannot open {where}: {text}: pass another --db path"
+
+
+def _check_result(mid: str, r: BoardPairResult) -> None:
+    """Consistency checks on a result before writing (no database access)."""
+    where = f"match {mid!r} board {r.board}"
+    if not isinstance(mid, str) or not mid:
+        raise StoreError(f"match id must be a non-empty text, got {mid!r}")
+    if r.a == r.b:
+        raise StoreError(f"{where}: entrants A and B are both {r.a!r}")
+    if len(r.tables) != 2 or sorted(t.table for t in r.tables) != [1, 2]:
+        raise StoreError(f"{where}: a board pair has tables 1 and 2, got {[t.table for t in r.tables]}")
+    for t in r.tables:
+        if t.board != r.board:
+            raise StoreError(f"{where}: table {t.table} played board {t.board}")
+        if {t.ns, t.ew} != {r.a, r.b}:
+            raise StoreError(f"{where}: table {t.table} is {t.ns} v {t.ew}, not {r.a} v {r.b}")
+        if sorted(t.permutation) != [0, 1, 2, 3]:
+            raise StoreError(f"{where}: table {t.table} permutation {t.permutation!r} is not one of the 4 suits")
+        for f in t.faults:
+            if f.board != r.board or f.table != t.table:
+                raise StoreError(f"{where}: table {t.table} holds a fault of board {f.board} table {f.table}")
+
+
+def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
+    """The four staged tables (board_pairs, deals, actions, faults) of some board pairs."""
+    now = _now()
+    bp, deals, acts, faults = _Columns(_BOARD_PAIRS), _Columns(_DEALS), _Columns(_ACTIONS), _Columns(_FAULTS)
+    b_cols, d_cols, a_cols, f_cols = bp.cols, deals.cols, acts.cols, faults.cols
+    for mid, r in items:
+        for name, value in (
+            ("match_id", mid), ("board", r.board), ("points_a", r.points_a), ("points_b", r.points_b),
+            ("margin", r.margin), ("forfeit_a", bool(r.forfeit_a)), ("forfeit_b", bool(r.forfeit_b)),
+            ("written_at", now),
+        ):
+            b_cols[name].append(value)
+        for t in sorted(r.tables, key=lambda t: t.table):
+            o = t.outcome
+            rec = t.record
+            row = {
+                "match_id": mid, "board": r.board, "table_no": t.table, "ns_entrant": t.ns, "ew_entrant": t.ew,
+                "permutation": list(t.permutation), "dealer": rec.dealer, "deck": [str(c) for c in rec.deck],
+                "contract": o.contract, "taker": o.taker, "trump_mode": o.trump_mode, "trump": o.trump,
+                "trick_points_ns": o.trick_points[0], "trick_points_ew": o.trick_points[1],
+                "tricks_won_ns": o.tricks_won[0], "tricks_won_ew": o.tricks_won[1],
+                "declarations_ns": o.declarations[0], "declarations_ew": o.declarations[1],
+                "declaration_team": o.declaration_team, "belote_ns": o.belote[0], "belote_ew": o.belote[1],
+                "capot": o.capot, "score_ns": o.score[0], "score_ew": o.score[1],
+                "pot_in": o.pot_in, "pot_to": o.pot_to, "pot": o.pot,
+                "record": json.dumps(rec.to_json(), separators=(",", ":")),
+            }
+            for name, value in row.items():
+                d_cols[name].append(value)
+            n = len(t.decisions)
+            a_cols["match_id"].extend([mid] * n)
+            a_cols["board"].extend([r.board] * n)
+            a_cols["table_no"].extend([t.table] * n)
+            a_cols["idx"].extend(range(n))
+            for i, d in enumerate(t.decisions):
+                try:
+                    kind, value = action_value(d.action)
+                except StoreError as e:
+                    raise StoreError(f"match {mid!r} board {r.board} table {t.table} decision {i}: {e}") from None
+                a_cols["seat"].append(d.seat)
+                a_cols["kind"].append(kind)
+                a_cols["value"].append(value)
+                a_cols["ms"].append(float(d.ms))
+                a_cols["fault"].append(d.fault)
+            for f in t.faults:
+                for name, value in (
+                    ("match_id", mid), ("board", r.board), ("table_no", t.table), ("seat", f.seat),
+                    ("entrant", f.entrant), ("kind", f.kind), ("detail", f.detail),
+                ):
+                    f_cols[name].append(value)
+    try:
+        return bp.table(), deals.table(), acts.table(), faults.table()
+    except (pa.ArrowException, TypeError, ValueError) as e:
+        raise StoreError(f"a result holds a value of the wrong type: {e}") from None

@@ -1,0 +1,63 @@
+"""``arena bots submit``: validate, check, freeze and register a bot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from referee.manifest import load_manifest
+from referee.rules import RULESETS
+
+from .bots import check_bot, content_hash, freeze
+from .store import Store
+
+
+class SubmitError(ValueError):
+    """A submission refused; the message says why and what to do."""
+
+
+def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
+           console: Console | None = None) -> tuple[dict, bool]:
+    """Register the bot in ``folder`` (and enter it in ``tournament``).
+
+    Returns ``(bot row, fresh)``; ``fresh`` is False when the same name, version
+    and content were already registered.
+
+    Raises:
+        ManifestError: a bad manifest.
+        SubmitError: the same name and version with other content, a failed
+            conformance check, or an unknown tournament.
+    """
+    folder = Path(folder)
+    manifest = load_manifest(folder)
+    digest = content_hash(manifest.folder)
+    t = None
+    if tournament is not None:
+        t = store.get_tournament(tournament)
+        if t is None:
+            raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR`")
+        if t["ruleset"] not in manifest.rulesets:
+            raise SubmitError(f"{manifest.key} does not play {t['ruleset']} (its manifest lists {', '.join(manifest.rulesets)})")
+    existing = store.get_bot(manifest.name, manifest.version)
+    fresh = existing is None
+    if existing is not None and existing["content_hash"] != digest:
+        raise SubmitError(
+            f"{manifest.key} is already registered with different content: a new version is a new entrant, "
+            "so change `version` in bot.toml and submit again")
+    if fresh:
+        ruleset = RULESETS[t["ruleset"]] if t is not None else None
+        if console is not None:
+            console.print(f"checking {manifest.key} ...")
+        report = check_bot(manifest.folder, ruleset=ruleset)
+        if not report.ok:
+            reasons = "; ".join(report.problems + report.faults[:3])
+            raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
+                              f"(run `arena bots check {folder}` for the full report)")
+        dest = freeze(manifest.folder, store_root, manifest)
+        if content_hash(dest) != digest:
+            raise SubmitError(f"the bot folder changed while it was copied: submit {folder} again")
+        store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(dest.resolve()))
+    if tournament is not None:
+        store.add_entrants(tournament, [(manifest.name, manifest.version)])
+    return store.get_bot(manifest.name, manifest.version), fresh

@@ -1,0 +1,171 @@
+"""Duplicate round robins: scheduling, playing with workers, storing, resuming.
+
+Every pair of entrants plays the same boards (board *k* of a tournament is
+``make_board(seed, k)``), each at two tables with seats swapped and table 2's
+suits renamed by :func:`arena.schedule.suit_permutation` (RULES.md §8).  A
+match (one pair) is played by one worker with its own bot processes; each
+finished board pair goes to the single writer (this thread), which stores it
+in one transaction.  A rerun plays only what is missing: new pairs after new
+entrants, the rest of a match after an interruption (the litige pot at each
+table is carried on from the stored boards).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from referee.manifest import load_manifest
+from referee.match import Entrant, MatchConfig, play_match
+from referee.records import BoardPairResult
+from referee.rules import Ruleset, make_board
+
+from .schedule import missing, schedule, suit_permutation
+from .store import Store
+
+
+class TournamentError(ValueError):
+    """A tournament request that cannot be carried out; the message says what to do."""
+
+
+class Interrupted(Exception):
+    """Raised inside workers to stop a match after the current board pair."""
+
+
+def match_id(tournament: str, a: str, b: str) -> str:
+    return f"{tournament}/{a}~{b}"
+
+
+@dataclass
+class RunSummary:
+    """What a run did: board pairs played now, already stored, and whether it was interrupted."""
+
+    played: int = 0
+    already: int = 0
+    total: int = 0
+    interrupted: bool = False
+    faults: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def entrants_of(store: Store, tournament: str) -> list[Entrant]:
+    """The tournament's entrants, in order, each started from its frozen copy."""
+    out = []
+    for name, version in store.entrants(tournament):
+        bot = store.get_bot(name, version)
+        manifest = load_manifest(bot["path"])
+        out.append(Entrant(key=manifest.key, manifest=manifest))
+    return out
+
+
+def run(
+    store: Store,
+    tournament: str,
+    *,
+    workers: int = 1,
+    decision_ms: int = 1000,
+    max_faults: int = 3,
+    on_progress: Callable[[int, int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> RunSummary:
+    """Play every missing board pair of ``tournament``; store each as it finishes.
+
+    Args:
+        workers: matches played at once (each match plays its two tables in turn).
+        on_progress: called as ``on_progress(done, total)`` after each stored board pair.
+        stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
+
+    Raises:
+        TournamentError: unknown tournament or fewer than two entrants.
+    """
+    t = store.get_tournament(tournament)
+    if t is None:
+        raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR ...`")
+    ruleset: Ruleset = t["ruleset_value"]
+    entrants = entrants_of(store, tournament)
+    if len(entrants) < 2:
+        raise TournamentError(
+            f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {tournament}`")
+    seed, n_boards = t["seed"], t["boards_per_pair"]
+    by_key = {e.key: e for e in entrants}
+    jobs = schedule([e.key for e in entrants], n_boards, seed)
+    done = {(ma.split("/", 1)[1].split("~")[0], ma.split("~", 1)[1], b) for ma, b in store.done_board_pairs(tournament)}
+    todo = missing(jobs, done)
+    summary = RunSummary(already=len(jobs) - len(todo), total=len(jobs))
+    if not todo:
+        store.set_tournament_status(tournament, "complete")
+        return summary
+    store.set_tournament_status(tournament, "running")
+    boards = {k: make_board(seed, k, ruleset.seats) for k in range(n_boards)}
+    matches: dict[tuple[str, str], list[int]] = {}
+    for job in todo:
+        matches.setdefault((job.a, job.b), []).append(job.board)
+    stop = stop or threading.Event()
+    results: queue.Queue = queue.Queue()
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed)
+
+    def play(pair: tuple[str, str], board_numbers: list[int]) -> None:
+        a, b = pair
+        mid = match_id(tournament, a, b)
+        pots = (store_pots.get((mid, 1), 0), store_pots.get((mid, 2), 0))
+
+        def hand_over(result: BoardPairResult) -> None:
+            results.put((mid, result))
+            if stop.is_set():
+                raise Interrupted
+
+        try:
+            play_match(mid, by_key[a], by_key[b], [boards[k] for k in sorted(board_numbers)], config,
+                       permutations=lambda k: suit_permutation(seed, k), on_board_pair=hand_over, pots=pots)
+        except Interrupted:
+            pass
+
+    store_pots = {}
+    for a, b in matches:
+        mid = match_id(tournament, a, b)
+        store.add_match(tournament, mid, a, b, ruleset.name)
+        for table in (1, 2):
+            store_pots[(mid, table)] = store.last_pot(mid, table)
+
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
+    futures = [pool.submit(play, pair, bs) for pair, bs in matches.items()]
+    done_count = summary.already
+    try:
+        while True:
+            try:
+                mid, result = results.get(timeout=0.1)
+            except queue.Empty:
+                if all(f.done() for f in futures) and results.empty():
+                    break
+                continue
+            store.write_board_pair(tournament, mid, result)
+            summary.played += 1
+            summary.faults += len(result.faults)
+            done_count += 1
+            if on_progress:
+                on_progress(done_count, summary.total)
+    except KeyboardInterrupt:
+        stop.set()
+        summary.interrupted = True
+        for f in futures:  # let workers finish the board pair in flight and stop their bots
+            try:
+                f.result()
+            except Exception:  # noqa: BLE001 - reported below, never lost
+                pass
+        while not results.empty():
+            mid, result = results.get()
+            store.write_board_pair(tournament, mid, result)
+            summary.played += 1
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for f in futures:
+        if f.done() and f.exception() is not None and not isinstance(f.exception(), Interrupted):
+            summary.errors.append(repr(f.exception()))
+    if stop.is_set():
+        summary.interrupted = True
+    complete = summary.already + summary.played == summary.total
+    store.set_tournament_status(tournament, "complete" if complete else "interrupted")
+    return summary
