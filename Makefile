@@ -16,7 +16,10 @@ setup: $(STAMP)
 
 ## make run: set up, then play the main job (a duplicate round robin of the sample bots) and print ratings
 run: $(STAMP)
-	$(BIN)/arena demo
+	$(BIN)/arena tournament run demo --bots sample_bots/random --bots sample_bots/greedy \
+	    --bots sample_bots/heuristic --boards 100 --seed 1 --workers 2
+	$(BIN)/arena ratings --tournament demo
+	$(BIN)/arena ratings --tournament demo --head-to-head
 
 ## make test: set up, then run the whole test suite
 test: $(STAMP)
