@@ -1,0 +1,1 @@
+"""The random sample bot (run `python bot.py --listen PATH` in this folder)."""
