@@ -117,6 +117,7 @@ class DealState:
         self.declaration_team: int | None = None
         self._declaration_choices: list[tuple[Declaration, ...]] = []
         self.exchanged_by: int | None = None
+        self.exchange_taken: Card | None = None  # the turned card taken in the trump-7 exchange (§7)
         self._exchange_seat: int | None = None
         self.belote_suits = [0] * n  # suits (bit per suit) whose K+Q a seat may still announce
         self.belotes: list[tuple[int, Suit]] = []  # announced pairs: (seat, suit)
@@ -153,6 +154,11 @@ class DealState:
     def hand(self, seat: int) -> list[Card]:
         """The cards ``seat`` holds now."""
         return cards_of(self.hands[seat])
+
+    @property
+    def master(self) -> int | None:
+        """The seat whose card currently wins the trick in progress, or ``None`` (§1)."""
+        return self._best_seat if self.trick else None
 
     def is_terminal(self) -> bool:
         return self.phase is Phase.DONE
@@ -340,6 +346,7 @@ class DealState:
             if action.exchange:  # type: ignore[union-attr]
                 seven = CARDS[self._trump_index * 8 + Rank.SEVEN]
                 self.hands[seat] = (self.hands[seat] & ~(1 << seven)) | (1 << self.turned)
+                self.exchange_taken = self.turned
                 self.turned = seven
                 self.exchanged_by = seat
             self._start_play()

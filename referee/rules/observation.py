@@ -22,21 +22,24 @@ from .ruleset import Ruleset, TrumpMode
 
 @dataclass(frozen=True)
 class PublicDeclaration:
-    """The public part of one seat's declarations.
+    """The public part of one declaration.
 
-    Four players (§6.1): ``kinds`` (e.g. ``("quarte", "carré of nines")``) and
-    ``points`` are public when made; ``cards`` only once the first trick is over
-    and only for the team whose declarations scored (else ``()``).
-    Two players (§7): only ``best_length`` is public, and ``best_top`` (natural
-    rank) only when both players' best lengths are equal.
+    Four players (§6.1): one per declaration as soon as it is made, with its
+    ``kind`` (e.g. ``"quarte"``, ``"carré of nines"``), ``length`` and ``points``;
+    a carré's rank (``top``) is part of its kind; a sequence's ``top`` and every
+    declaration's ``cards`` become public once the first trick is over, and only
+    for the team whose declarations scored (else ``None`` / ``()``).
+    Two players (§7): one per declaring seat, for its best sequence: its
+    ``length`` (and the points that length is worth); ``top`` only when both
+    players' best lengths are equal; never the cards.
     """
 
     seat: int
-    kinds: tuple[str, ...]
+    kind: str
+    length: int
     points: int
-    best_length: int
-    best_top: Rank | None
-    cards: tuple[tuple[Card, ...], ...]
+    top: Rank | None
+    cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,15 @@ class Observation:
     taker: int | None
     declarations: tuple[PublicDeclaration, ...]
     exchanged_by: int | None
+    exchange_taken: Card | None
+    """the turned card the exchanger took for the 7 of trump (public, §7)"""
     plays: tuple[tuple[int, Card, bool, bool], ...]
     """every card played: (seat, card, belote announced, rebelote)"""
     tricks: tuple[Trick, ...]
     trick: tuple[tuple[int, Card], ...]
     """the current, unfinished trick: (seat, card) in play order"""
+    master: int | None
+    """the seat whose card wins the current trick so far (``None`` while it is empty)"""
     legal_actions: tuple[Action, ...]
     """the seat's legal actions when it is to act, else ``()``"""
 
@@ -76,30 +83,27 @@ def _public_declarations(state: DealState) -> tuple[PublicDeclaration, ...]:
     if rules is None:
         return ()
     made = [(s, d) for s, d in enumerate(state.declared) if d]
-    if not made:
-        return ()
     out = []
     if rules.public_kind:
         reveal = bool(state.tricks)
         for s, decls in made:
             shown = reveal and state.team_of(s) == state.declaration_team
-            out.append(PublicDeclaration(
-                seat=s,
-                kinds=tuple(d.kind for d in decls),
-                points=sum(d.points(rules) for d in decls),
-                best_length=max(d.length for d in decls),
-                best_top=None,
-                cards=tuple(d.cards for d in decls) if shown else (),
-            ))
+            for d in decls:
+                out.append(PublicDeclaration(
+                    seat=s, kind=d.kind, length=d.length, points=d.points(rules),
+                    top=d.top if (shown or d.is_carre) else None,
+                    cards=d.cards if shown else (),
+                ))
         return tuple(out)
-    all_done = all(d is not None for d in state.declared)
     best = {s: max(decls, key=lambda d: (d.length, d.top)) for s, decls in made}
-    lengths = [best[s].length for s in best]
-    tie = all_done and len(best) == state.ruleset.seats and len(set(lengths)) == 1
-    for s, decls in made:
+    tie = (
+        all(d is not None for d in state.declared)
+        and len(best) == state.ruleset.seats
+        and len({d.length for d in best.values()}) == 1
+    )
+    for s, d in best.items():
         out.append(PublicDeclaration(
-            seat=s, kinds=(), points=0, best_length=best[s].length,
-            best_top=best[s].top if tie else None, cards=(),
+            seat=s, kind=d.kind, length=d.length, points=d.points(rules), top=d.top if tie else None, cards=(),
         ))
     return tuple(out)
 
@@ -135,8 +139,10 @@ def observe(state: DealState, seat: int) -> Observation:
         taker=state.taker,
         declarations=_public_declarations(state),
         exchanged_by=state.exchanged_by,
+        exchange_taken=state.exchange_taken,
         plays=tuple(state.plays),
         tricks=tuple(state.tricks),
         trick=tuple(state.trick),
+        master=state.master,
         legal_actions=tuple(state.legal_actions()) if to_act == seat else (),
     )

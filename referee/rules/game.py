@@ -1,0 +1,92 @@
+"""Games to a target and board matches (RULES.md §8, §3.3, §6.3, §7).
+
+Both are driven from outside: the caller supplies each deal's deck (from the
+board sequence) and plays the deal's actions; these classes keep the scores,
+the dealer and the litige pot between deals.
+"""
+
+from __future__ import annotations
+
+from .deal import DealState
+from .ruleset import Ruleset
+from .scoring import DealOutcome
+
+
+class Game:
+    """A game to ``ruleset.target`` points (§8 "Game to a target").
+
+    The dealer moves to the next seat after every deal that was played; a
+    passed-out deal is redealt (from the next board) by the same dealer in
+    ``classic``/``strict``, by the next one in ``all-trumps``; with two players an
+    accepted schmeiss keeps the dealer and a double pass moves it (§3.3, §7).
+    A litige pot carries to the next deal (§6.3).
+
+    Args:
+        ruleset: the rule system, with its target resolved.
+        dealer: the first deal's dealer seat.
+    """
+
+    def __init__(self, ruleset: Ruleset, dealer: int = 0):
+        self.ruleset = ruleset
+        self.dealer = dealer
+        self.scores = [0, 0]
+        self.pot = 0
+        self.outcomes: list[DealOutcome] = []
+
+    def new_deal(self, deck) -> DealState:
+        """The next deal, dealt from ``deck`` (32 cards) by the current dealer."""
+        return DealState(self.ruleset, deck, self.dealer, pot=self.pot, scores=tuple(self.scores))
+
+    def finish_deal(self, state: DealState) -> None:
+        """Record a finished deal: add its score, carry the pot, move the dealer.
+
+        Raises:
+            ValueError: if the deal is not finished.
+        """
+        outcome = state.outcome()
+        if outcome is None:
+            raise ValueError("the deal is not finished")
+        self.outcomes.append(outcome)
+        for t in (0, 1):
+            self.scores[t] += outcome.score[t]
+        self.pot = outcome.pot
+        if not (outcome.contract == "passed" and outcome.redeal_same_dealer):
+            self.dealer = (self.dealer + 1) % self.ruleset.seats
+
+    def winner(self) -> int | None:
+        """The winning team once a team has reached the target at the end of a deal;
+        if both have, the higher total; ``None`` while the game goes on (including
+        an exact tie above the target: another deal is played)."""
+        target = self.ruleset.target
+        a, b = self.scores
+        if a < target and b < target:
+            return None
+        if a == b:
+            return None
+        return 0 if a > b else 1
+
+
+class BoardMatchTable:
+    """One table of a board match (§8 "Board match"): each board is scored on its
+    own; a passed-out board scores 0–0; a litige pot carries from one board to
+    the next at the same table (§6.3) and is scored by nobody if still open at the end.
+    """
+
+    def __init__(self, ruleset: Ruleset):
+        self.ruleset = ruleset
+        self.pot = 0
+        self.scores = [0, 0]
+        self.outcomes: list[DealOutcome] = []
+
+    def new_deal(self, deck, dealer: int) -> DealState:
+        return DealState(self.ruleset, deck, dealer, pot=self.pot, scores=tuple(self.scores))
+
+    def finish_deal(self, state: DealState) -> DealOutcome:
+        outcome = state.outcome()
+        if outcome is None:
+            raise ValueError("the deal is not finished")
+        self.outcomes.append(outcome)
+        for t in (0, 1):
+            self.scores[t] += outcome.score[t]
+        self.pot = outcome.pot
+        return outcome
