@@ -49,7 +49,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from referee.records import BoardPairResult, Decision, Fault, TableResult
-from referee.rules import Board, Card, DealOutcome, RecordError, parse_record
+from referee.rules import Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -83,6 +83,10 @@ class StoreError(ValueError):
     """A storage request that cannot be done: bad database file, unknown or
     conflicting tournament, malformed result, or a database error (the message
     says which, and what to do)."""
+
+
+class _AlreadyStored(Exception):
+    """Internal: a board pair of the write is already stored (rolls the transaction back)."""
 
 
 class Status(str, Enum):
@@ -156,7 +160,9 @@ def action_value(action: Mapping) -> tuple[str, str]:
         return "exchange", "true" if action["exchange"] else "false"
     if "trump" in action:
         return "trump", str(action["trump"])
-    raise StoreError(f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange or trump)")
+    raise StoreError(
+        f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange or trump)"
+    )
 
 
 def action_json(kind: str, value: str) -> dict:
@@ -207,7 +213,8 @@ class Bot:
 
 @dataclass(frozen=True)
 class Tournament:
-    """A tournament (table ``tournaments``) with its ``entrants`` (entrant keys, in order)."""
+    """A tournament (table ``tournaments``) with its ``entrants`` (entrant keys, in
+    order) and the number of ``board_pairs`` stored so far."""
 
     name: str
     ruleset: str
@@ -217,12 +224,33 @@ class Tournament:
     created_at: datetime
     status: str
     entrants: tuple[str, ...]
+    board_pairs: int = 0
+
+    def resolved_ruleset(self) -> Ruleset:
+        """The :class:`~referee.rules.Ruleset` the tournament is played with: its
+        ruleset with the stored options (target).
+
+        Raises:
+            StoreError: the stored options are not what this referee's ruleset of
+                that name gives (the rules changed since the tournament began:
+                finish it with the referee that began it, or start a new one).
+        """
+        try:
+            rules = get_ruleset(self.ruleset, target=self.options.get("target"))
+        except ValueError as e:
+            raise StoreError(f"tournament {self.name!r}: {e}") from None
+        if json.loads(_json(rules.options())) != self.options:
+            raise StoreError(
+                f"tournament {self.name!r} was begun under other {self.ruleset} options than this referee's: "
+                "finish it with the referee that began it, or start a new tournament"
+            )
+        return rules
 
 
 @dataclass(frozen=True)
 class MatchSummary:
-    """One match summed over its written board pairs (points in game points;
-    ``margin`` = ``points_a`` − ``points_b``, A's duplicate margin)."""
+    """One match summed over its stored board pairs (points in game points;
+    ``total_margin`` = ``points_a`` − ``points_b``, A's duplicate margin summed)."""
 
     match_id: str
     tournament: str
@@ -232,7 +260,7 @@ class MatchSummary:
     boards: int
     points_a: int
     points_b: int
-    margin: int
+    total_margin: int
     forfeits_a: int
     forfeits_b: int
     faults: int
@@ -300,6 +328,14 @@ _FAULTS = pa.schema([
     ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("seat", _I32), ("entrant", _STR),
     ("kind", _STR), ("detail", _STR),
 ])
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """The entrants of a match (what :meth:`Store._match_rows` reads of a result)."""
+
+    a: str
+    b: str
 
 
 class _Columns:
@@ -438,6 +474,11 @@ class Store:
     # ------------------------------------------------------------- internals
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection, for tests and ad-hoc SQL; the arena uses the methods.
+
+        Raises:
+            StoreError: the store is closed.
+        """
         if self._con is None:
             raise StoreError("the store is closed")
         return self._con
@@ -457,37 +498,33 @@ class Store:
             out = work()
             con.commit()
         except duckdb.Error as e:
-            con.rollback()
+            _rollback(con)
             raise StoreError(f"database error, nothing written: {e}") from None
         except BaseException:
-            con.rollback()
+            _rollback(con)
             raise
         return out
 
     def _insert(self, table: str, data: pa.Table) -> None:
-        """Bulk insert of a staged Arrow table (columns by name)."""
-        if data.num_rows == 0:
-            return
-        con = self.con
-        con.register("_stage", data)
-        try:
-            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _stage")
-        finally:
-            con.unregister("_stage")
+        """Bulk insert of a staged Arrow table whose columns are the table's, in order
+        (``tests/test_store.py`` checks the staging schemas against ``schema.sql``)."""
+        if data.num_rows:
+            self.con.from_arrow(data).insert_into(table)
 
     # ------------------------------------------------------------------ bots
     def add_bot(
         self,
         name: str,
         version: str,
-        *,
+        author: str | None,
         manifest: str,
         content_hash: str,
         path: str | Path,
-        author: str | None = None,
         submitted_at: datetime | None = None,
     ) -> Bot:
-        """Register a bot version (``manifest`` = the bot.toml text; ``path`` = its frozen copy).
+        """Register a bot version (arguments in the order of the ``bots`` columns):
+        ``manifest`` is the bot.toml text, ``path`` its frozen copy, ``submitted_at``
+        naive UTC (default now).
 
         Adding the same (name, version) with the same ``content_hash`` again
         returns the stored bot unchanged.
@@ -539,7 +576,7 @@ class Store:
         options: Mapping,
         seed: int,
         boards: int,
-        entrants: Sequence[str | tuple[str, str]],
+        entrants: Sequence[str | tuple[str, str]] = (),
         *,
         created_at: datetime | None = None,
     ) -> Tournament:
@@ -552,12 +589,13 @@ class Store:
             seed: the tournament seed, a signed 64-bit integer.
             boards: boards per pair, ≥ 1.
             entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
-                order (the order decides who is A in each pair).
+                order (the order decides who is A in each pair); more can be
+                added later with :meth:`add_entrants`.
 
         An existing tournament is returned (status unchanged) when ruleset,
         options, seed and boards are the same and its entrants are the given
-        ones or a prefix of them; entrants given after the stored ones are
-        appended (extending a tournament).
+        ones or a prefix of them (or none are given); entrants given after the
+        stored ones are appended (extending a tournament).
 
         Raises:
             StoreError: a bad seed, boards or entrant; the name exists with
@@ -601,7 +639,8 @@ class Store:
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [name, ruleset_name, options_json, seed, boards, created_at or _now(), Status.RUNNING.value],
                 )
-            self._add_entrants(name, keys, must_extend=True)
+            if keys:
+                self._add_entrants(name, keys, must_extend=True)
 
         self._transaction(work)
         t = self.get_tournament(name)
@@ -628,10 +667,10 @@ class Store:
             )
 
     def _entrants(self, tournament: str) -> tuple[str, ...]:
-        rows = self.con.execute(
+        rows = self._query(
             "SELECT bot_name || '@' || bot_version FROM tournament_entrants WHERE tournament = ? ORDER BY position",
             [tournament],
-        ).fetchall()
+        )
         return tuple(r[0] for r in rows)
 
     def add_entrants(self, tournament: str, entrants: Sequence[str | tuple[str, str]]) -> tuple[str, ...]:
@@ -645,16 +684,24 @@ class Store:
         self._transaction(lambda: self._add_entrants(tournament, keys, must_extend=False))
         return self._entrants(tournament)
 
+    def entrants(self, tournament: str) -> list[tuple[str, str]]:
+        """The tournament's entrants as ``(bot name, bot version)``, in order (empty if unknown)."""
+        return [split_entrant(k) for k in self._entrants(tournament)]
+
     def get_tournament(self, name: str) -> Tournament | None:
-        """The tournament with its entrants, or ``None`` if there is none of that name."""
+        """The tournament with its entrants and stored board-pair count, or ``None``
+        if there is none of that name."""
         rows = self._query(
-            "SELECT name, ruleset, options, seed, boards_per_pair, created_at, status FROM tournaments WHERE name = ?",
-            [name],
+            """SELECT name, ruleset, options, seed, boards_per_pair, created_at, status,
+                      (SELECT count(*) FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?)
+               FROM tournaments WHERE name = ?""",
+            [name, name],
         )
         if not rows:
             return None
-        n, ruleset, options, seed, boards, created, status = rows[0]
-        return Tournament(n, ruleset, json.loads(options), seed, boards, created, status, self._entrants(name))
+        n, ruleset, options, seed, boards, created, status, pairs = rows[0]
+        return Tournament(n, ruleset, json.loads(options), seed, boards, created, status,
+                          self._entrants(name), int(pairs))
 
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
@@ -689,6 +736,28 @@ class Store:
                 raise StoreError(f"there is no tournament {tournament!r}: create it first")
             ruleset = self._rulesets[tournament] = rows[0][0]
         return ruleset
+
+    def add_match(self, tournament: str, match_id: str, entrant_a: str, entrant_b: str,
+                  ruleset: str | None = None) -> None:
+        """Create the ``matches`` row of a match before its first board pair (optional:
+        :meth:`write_board_pairs` creates it too). Idempotent.
+
+        Raises:
+            StoreError: unknown tournament; ``ruleset`` given and not the
+                tournament's; the match id stored with another tournament or entrants.
+        """
+        have = self._ruleset(tournament)
+        if ruleset is not None and ruleset != have:
+            raise StoreError(f"tournament {tournament!r} is played under {have}, not {ruleset}")
+        if entrant_a == entrant_b:
+            raise StoreError(f"match {match_id!r}: entrants A and B are both {entrant_a!r}")
+
+        def work():
+            new = self._match_rows(tournament, [(match_id, _Pair(entrant_a, entrant_b))])
+            self._insert_matches(new, have)
+            return new
+
+        self._matches.update(self._transaction(work))
 
     # ------------------------------------------------------------------ boards
     def add_boards(self, tournament: str, boards: Iterable[Board]) -> int:
@@ -761,6 +830,11 @@ class Store:
                 creates its ``matches`` row with entrants ``result.a`` / ``result.b``
                 and the tournament's ruleset.
 
+        Speed (bench/store_bench.py): a call costs a few statements of about
+        a millisecond each whatever its size, so one board pair per call
+        writes ~100 board pairs/s and batches of 100 ~2,000–2,800/s. The single
+        writer should pass every result waiting in its queue in one call.
+
         Returns:
             How many board pairs were written. Board pairs already stored are
             skipped (a no-op: the stored rows stay as they are).
@@ -782,30 +856,45 @@ class Store:
             _check_result(mid, r)
         if not items:
             return 0
-
-        def work() -> tuple[int, dict[str, tuple[str, str, str]]]:
-            new_matches = self._match_rows(tournament, items)
+        try:
+            written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items))
+        except _AlreadyStored:
+            # Rare (a rerun, a result delivered twice): drop the stored ones and write the rest.
             done = self._stored_keys(keys)
-            todo = [(mid, r) for mid, r in items if (mid, r.board) not in done]
-            if new_matches:
-                self._insert("matches", pa.table({
-                    "match_id": pa.array(list(new_matches), _STR),
-                    "tournament": pa.array([v[0] for v in new_matches.values()], _STR),
-                    "entrant_a": pa.array([v[1] for v in new_matches.values()], _STR),
-                    "entrant_b": pa.array([v[2] for v in new_matches.values()], _STR),
-                    "ruleset": pa.array([ruleset] * len(new_matches), _STR),
-                }))
-            if todo:
-                bp, deals, actions, faults = _stage(todo)
-                self._insert("board_pairs", bp)
-                self._insert("deals", deals)
-                self._insert("actions", actions)
-                self._insert("faults", faults)
-            return len(todo), new_matches
-
-        written, new_matches = self._transaction(work)
+            items = [(mid, r) for mid, r in items if (mid, r.board) not in done]
+            if not items:
+                return 0
+            written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items, retry=True))
         self._matches.update(new_matches)
         return written
+
+    def _write(self, tournament: str, ruleset: str, items, *, retry: bool = False):
+        """The body of :meth:`write_board_pairs`' transaction: matches, then one bulk
+        insert per table. Relies on the board_pairs primary key to detect a board
+        pair already stored (cheaper than looking each one up first)."""
+        new_matches = self._match_rows(tournament, items)
+        self._insert_matches(new_matches, ruleset)
+        bp, deals, actions, faults = _stage(items)
+        try:
+            self._insert("board_pairs", bp)
+        except duckdb.ConstraintException:
+            if retry:
+                raise
+            raise _AlreadyStored from None
+        self._insert("deals", deals)
+        self._insert("actions", actions)
+        self._insert("faults", faults)
+        return len(items), new_matches
+
+    def _insert_matches(self, new: dict[str, tuple[str, str, str]], ruleset: str) -> None:
+        if new:
+            self._insert("matches", pa.table({
+                "match_id": pa.array(list(new), _STR),
+                "tournament": pa.array([v[0] for v in new.values()], _STR),
+                "entrant_a": pa.array([v[1] for v in new.values()], _STR),
+                "entrant_b": pa.array([v[2] for v in new.values()], _STR),
+                "ruleset": pa.array([ruleset] * len(new), _STR),
+            }))
 
     def _match_rows(self, tournament: str, items) -> dict[str, tuple[str, str, str]]:
         """The matches rows to create; raise if a match id is stored with other values."""
@@ -1045,6 +1134,14 @@ class Store:
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back, ignoring "no transaction" (DuckDB may have ended it already)."""
+    try:
+        con.rollback()
+    except duckdb.Error:
+        pass
 
 
 def _open_message(p: Path | None, e: duckdb.Error) -> str:
