@@ -227,9 +227,8 @@ def serve(bot: Bot | type[Bot], argv: Sequence[str] | None = None) -> int:
                 pass
         finally:
             server.stop(SHUTDOWN_GRACE_S).wait()
-            socket_path = parse_listen(args.listen).socket_path
-            if socket_path is not None:
-                socket_path.unlink(missing_ok=True)
+            if target.startswith("unix:"):
+                Path(target[len("unix:"):]).unlink(missing_ok=True)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
