@@ -134,10 +134,11 @@ def test_random_uses_its_seeded_rng() -> None:
 @pytest.mark.parametrize(
     "hand, turned, rnd, legal, want",
     [
-        ("JH 7S 8S 9D 10C", "AH", 1, ["pass", "take H"], "take H"),       # jack of the turned suit
-        ("9H 7S 8S 9D 10C", "AH", 1, ["pass", "take H"], "take H"),       # nine
-        ("AH 10H KH 9D 10C", "7H", 1, ["pass", "take H"], "pass"),        # neither
-        ("9S 7S JD 8D 10C", "AH", 2, ["pass", "take S", "take D", "take C"], "take D"),  # the jack first
+        ("JH 8H 8S 9D 10C", "AH", 1, ["pass", "take H"], "take H"),       # jack + 2 more with the turned card
+        ("9H 7H 8S 9D 10C", "AH", 1, ["pass", "take H"], "take H"),       # nine + 2 more
+        ("JH 7S 8S 9D 10C", "AH", 1, ["pass", "take H"], "pass"),         # jack but only 2 trumps
+        ("AH 10H KH 9D 10C", "7H", 1, ["pass", "take H"], "pass"),        # neither jack nor nine
+        ("9S 7S 8S JD 8D 10D", "AH", 2, ["pass", "take S", "take D", "take C"], "take D"),  # the jack first
         ("9S 7S 9D 8D 10D", "AH", 2, ["pass", "take S", "take D", "take C"], "take D"),  # then length
         ("JH JS JD JC 9C", "AH", 3, ["pass", "all-trumps", "no-trumps"], "pass"),
     ],
@@ -164,7 +165,7 @@ def test_greedy_names_longest_suit() -> None:
 @pytest.mark.parametrize(
     "trump, legal, want",
     [
-        ("H", plays("AS 10S 7H"), "play 7H"),           # a trump first
+        ("H", plays("AS 10S 7H"), "play AS"),           # rank in its own suit, a trump not preferred
         ("H", plays("AS 10S KS"), "play AS"),           # plain order A 10 K
         ("all-trumps", plays("AS 9S JS"), "play JS"),   # trump order J 9 A
         ("no-trumps", plays("JS AS 10S"), "play AS"),

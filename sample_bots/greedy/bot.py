@@ -1,12 +1,14 @@
 """The greedy sample bot: simple, deterministic, never announces.
 
 - Bidding (RULES.md §4, §7): takes a suit it may take when it holds the jack or
-  the nine of that suit (the jack first, then the longer suit); otherwise
+  the nine of that suit and at least three cards of it counting the turned card
+  it would receive (the jack first, then the longer suit); otherwise
   passes. Never bids all-trumps, no-trumps or schmeiss unless nothing else is legal.
 - Schmeiss answer: refuse. Naming a trump: the suit with most cards.
 - Declarations: none. Exchange: never. Belote: never announced.
-- Play: its highest legal card in the trick order of the trump mode (RULES.md
-  §2): a trump above any other card, then by strength within the suit, then by points.
+- Play: its highest-ranked legal card: the highest in its own suit's order of
+  the trump mode (RULES.md §2), then by points (a trump is not preferred for
+  being a trump).
 
 Run: ``python bot.py --listen /tmp/greedy/bot.sock``.
 """
@@ -14,6 +16,10 @@ Run: ``python bot.py --listen /tmp/greedy/bot.sock``.
 from __future__ import annotations
 
 from sample_bots.sdk import Bot, Trump, kind_of, legal_cards, pb, play_of, serve
+
+
+#: trumps (the turned card included when taking it) needed besides the jack or nine
+MIN_TRUMPS = 3
 
 
 def _bid(request: pb.DecideRequest) -> pb.Action:
@@ -26,7 +32,10 @@ def _bid(request: pb.DecideRequest) -> pb.Action:
         ranks = {c.rank for c in hand if c.suit == action.bid.suit}
         if pb.RANK_JACK not in ranks and pb.RANK_NINE not in ranks:
             continue
-        key = (pb.RANK_JACK in ranks, len([c for c in hand if c.suit == action.bid.suit]))
+        length = len(ranks) + (request.observation.turned_card.suit == action.bid.suit)
+        if length < MIN_TRUMPS:
+            continue
+        key = (pb.RANK_JACK in ranks, length)
         if best is None or key > best:
             best, chosen = key, action
     if chosen is not None:
@@ -47,9 +56,10 @@ def _pick(request: pb.DecideRequest, wanted) -> pb.Action:
     return next((a for a in request.legal_actions if wanted(a)), request.legal_actions[0])
 
 
-def play_key(trump: Trump, c: pb.Card) -> tuple[bool, int, int]:
-    """Greedy card order: trumps first, then trick strength within the suit, then points."""
-    return (trump.is_trump(c), trump.strength(c), trump.points(c))
+def play_key(trump: Trump, c: pb.Card) -> tuple[int, int]:
+    """Greedy card order: the card's rank within its own suit's order (RULES.md §2),
+    then its points; a trump is not preferred for being a trump."""
+    return (trump.strength(c), trump.points(c))
 
 
 class GreedyBot(Bot):
