@@ -188,7 +188,7 @@ def bots_submit(
     finally:
         store.close()
     console.print(("registered " if fresh else "already registered (same content): ")
-                  + f"[bold]{bot['name']}@{bot['version']}[/] → {bot['path']}"
+                  + f"[bold]{bot.key}[/] → {bot.path}"
                   + (f"; entered in {tournament}" if tournament else ""))
 
 
@@ -204,8 +204,7 @@ def bots_list(db: DbOption = DEFAULT_DB) -> None:
     for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
         t.add_column(col)
     for b in rows:
-        t.add_row(b["name"], b["version"], b["author"] or "", b["content_hash"][:12], str(b["submitted_at"])[:19],
-                  b["path"])
+        t.add_row(b.name, b.version, b.author or "", b.content_hash[:12], str(b.submitted_at)[:19], b.path)
     console.print(t)
 
 
@@ -239,16 +238,16 @@ def tournament_run(
             store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else 1,
                                     boards if boards is not None else 50)
         else:
-            for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing["ruleset"]),
-                                      ("--seed", seed, existing["seed"]), ("--boards", boards, existing["boards_per_pair"])):
+            for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing.ruleset),
+                                      ("--seed", seed, existing.seed), ("--boards", boards, existing.boards_per_pair)):
                 if given is not None and given != have:
                     raise fail(f"tournament {name!r} exists with {flag} {have}; leave {flag} out to resume it, "
                                "or choose a new tournament name")
         for folder in bots or []:
             submit(store, folder, store_root=db.parent / "bots", tournament=name, console=console)
         t = store.get_tournament(name)
-        console.print(f"tournament [bold]{name}[/]: {t['ruleset']}, seed {t['seed']}, {t['boards_per_pair']} boards "
-                      f"per pair, entrants: {', '.join(f'{n}@{v}' for n, v in store.entrants(name)) or 'none'}")
+        console.print(f"tournament [bold]{name}[/]: {t.ruleset}, seed {t.seed}, {t.boards_per_pair} boards "
+                      f"per pair, entrants: {', '.join(t.entrants) or 'none'}")
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
@@ -291,8 +290,8 @@ def tournament_list(db: DbOption = DEFAULT_DB) -> None:
     for col in ("name", "ruleset", "seed", "boards/pair", "entrants", "board pairs", "status", "created"):
         t.add_column(col)
     for r in rows:
-        t.add_row(r["name"], r["ruleset"], str(r["seed"]), str(r["boards_per_pair"]), str(r.get("entrants", "")),
-                  str(r.get("board_pairs", "")), r["status"], str(r["created_at"])[:19])
+        t.add_row(r.name, r.ruleset, str(r.seed), str(r.boards_per_pair), str(len(r.entrants)),
+                  str(r.board_pairs), r.status, str(r.created_at)[:19])
     console.print(t)
 
 
@@ -360,12 +359,12 @@ def ratings(
         print(json.dumps(out))
         return
     t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500)", header_style="bold")
-    for col in ("#", "bot", "version", "Elo", "95% CI", "board pairs", "W", "D", "L", "score", "LOS vs next"):
-        t.add_column(col, justify="left" if col in ("bot", "version") else "right")
+    for col in ("#", "bot", "Elo", "95% CI", "boards", "W-D-L", "score", "LOS>next"):
+        t.add_column(col, justify="left" if col == "bot" else "right")
     for o in out:
-        t.add_row(str(o["rank"]), o["name"], o["version"], f"{o['elo']:.0f}", f"[{o['ci_low']:.0f}, {o['ci_high']:.0f}]",
-                  str(o["boards"]), str(o["wins"]), str(o["draws"]), str(o["losses"]), f"{o['score']:.1%}",
-                  "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
+        t.add_row(str(o["rank"]), f"{o['name']}@{o['version']}", f"{o['elo']:.0f}",
+                  f"{o['ci_low']:.0f}–{o['ci_high']:.0f}", str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
+                  f"{o['score']:.1%}", "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
     console.print(t)
 
 
@@ -385,8 +384,7 @@ def matches(
     for col in ("match", "A", "B", "boards", "total margin A", "faults"):
         t.add_column(col, justify="right" if col in ("boards", "total margin A", "faults") else "left")
     for r in rows:
-        t.add_row(r["match_id"], r["entrant_a"], r["entrant_b"], str(r["boards"]), f"{r['total_margin']:+d}",
-                  str(r["faults"]))
+        t.add_row(r.match_id, r.entrant_a, r.entrant_b, str(r.boards), f"{r.total_margin:+d}", str(r.faults))
     console.print(t)
     if not rows:
         err.print("no matches found" + (f" for tournament {tournament!r}" if tournament else "")
@@ -402,23 +400,24 @@ def log(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Replay a match's boards at both tables: hands, bids, declarations, tricks, scores."""
-    from referee.rules import parse_record, relabel
+    from referee.rules import relabel
+
+    from .store import StoreError
 
     store = open_store(db, must_exist=True)
     try:
         rows = store.deal_records(match_id, board=board)
+    except StoreError as e:
+        raise fail(f"{e} (see `arena matches` for match ids)") from None
     finally:
         store.close()
-    if not rows:
-        raise fail(f"no boards for match {match_id!r}" + (f" board {board}" if board is not None else "")
-                   + ": see `arena matches` for match ids")
     if as_json:
-        print(json.dumps([{"board": r["board"], "table": r["table_no"], "permutation": list(r["permutation"]),
-                           "record": r["record"]} for r in rows]))
+        print(json.dumps([{"board": r.board, "table": r.table, "ns": r.ns, "ew": r.ew,
+                           "permutation": list(r.permutation), "record": r.record.to_json()} for r in rows]))
         return
     for r in rows:
-        record = parse_record(r["record"])
-        perm = tuple(r["permutation"])
+        record = r.record
+        perm = tuple(r.permutation)
         if original_suits and perm != (0, 1, 2, 3):
             inverse = [0] * 4
             for s, p in enumerate(perm):
@@ -428,7 +427,7 @@ def log(
             record.deck = relabel(record.deck, inverse)
             record.actions = [(s, action_from_json(_relabel_json(a.to_json(), inverse))) for s, a in record.actions]
         state = replay_record(record)
-        console.rule(f"board {r['board']} table {r['table_no']}: NS {r['ns_entrant']} — EW {r['ew_entrant']}"
+        console.rule(f"board {r.board} table {r.table}: NS {r.ns} — EW {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
 

@@ -7,10 +7,9 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.manifest import load_manifest
-from referee.rules import RULESETS
 
 from .bots import check_bot, content_hash, freeze
-from .store import Store
+from .store import Bot, Store
 
 
 class SubmitError(ValueError):
@@ -18,7 +17,7 @@ class SubmitError(ValueError):
 
 
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
-           console: Console | None = None) -> tuple[dict, bool]:
+           console: Console | None = None) -> tuple[Bot, bool]:
     """Register the bot in ``folder`` (and enter it in ``tournament``).
 
     Returns ``(bot row, fresh)``; ``fresh`` is False when the same name, version
@@ -37,16 +36,16 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         t = store.get_tournament(tournament)
         if t is None:
             raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR`")
-        if t["ruleset"] not in manifest.rulesets:
-            raise SubmitError(f"{manifest.key} does not play {t['ruleset']} (its manifest lists {', '.join(manifest.rulesets)})")
+        if t.ruleset not in manifest.rulesets:
+            raise SubmitError(f"{manifest.key} does not play {t.ruleset} (its manifest lists {', '.join(manifest.rulesets)})")
     existing = store.get_bot(manifest.name, manifest.version)
     fresh = existing is None
-    if existing is not None and existing["content_hash"] != digest:
+    if existing is not None and existing.content_hash != digest:
         raise SubmitError(
             f"{manifest.key} is already registered with different content: a new version is a new entrant, "
             "so change `version` in bot.toml and submit again")
     if fresh:
-        ruleset = RULESETS[t["ruleset"]] if t is not None else None
+        ruleset = t.resolved_ruleset() if t is not None else None
         if console is not None:
             console.print(f"checking {manifest.key} ...")
         report = check_bot(manifest.folder, ruleset=ruleset)

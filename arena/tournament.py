@@ -24,7 +24,7 @@ from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
 from .schedule import missing, schedule, suit_permutation
-from .store import Store
+from .store import Store, match_id
 
 
 class TournamentError(ValueError):
@@ -33,10 +33,6 @@ class TournamentError(ValueError):
 
 class Interrupted(Exception):
     """Raised inside workers to stop a match after the current board pair."""
-
-
-def match_id(tournament: str, a: str, b: str) -> str:
-    return f"{tournament}/{a}~{b}"
 
 
 @dataclass
@@ -56,7 +52,7 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     out = []
     for name, version in store.entrants(tournament):
         bot = store.get_bot(name, version)
-        manifest = load_manifest(bot["path"])
+        manifest = load_manifest(bot.path)
         out.append(Entrant(key=manifest.key, manifest=manifest))
     return out
 
@@ -84,16 +80,15 @@ def run(
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR ...`")
-    ruleset: Ruleset = t["ruleset_value"]
+    ruleset: Ruleset = t.resolved_ruleset()
     entrants = entrants_of(store, tournament)
     if len(entrants) < 2:
         raise TournamentError(
             f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {tournament}`")
-    seed, n_boards = t["seed"], t["boards_per_pair"]
+    seed, n_boards = t.seed, t.boards_per_pair
     by_key = {e.key: e for e in entrants}
     jobs = schedule([e.key for e in entrants], n_boards, seed)
-    done = {(ma.split("/", 1)[1].split("~")[0], ma.split("~", 1)[1], b) for ma, b in store.done_board_pairs(tournament)}
-    todo = missing(jobs, done)
+    todo = missing(jobs, store.done_keys(tournament))
     summary = RunSummary(already=len(jobs) - len(todo), total=len(jobs))
     if not todo:
         store.set_tournament_status(tournament, "complete")
@@ -136,15 +131,17 @@ def run(
     try:
         while True:
             try:
-                mid, result = results.get(timeout=0.1)
+                batch = [results.get(timeout=0.1)]
             except queue.Empty:
                 if all(f.done() for f in futures) and results.empty():
                     break
                 continue
-            store.write_board_pair(tournament, mid, result)
-            summary.played += 1
-            summary.faults += len(result.faults)
-            done_count += 1
+            while not results.empty():  # write what is waiting in one transaction
+                batch.append(results.get())
+            store.write_board_pairs(tournament, batch)
+            summary.played += len(batch)
+            summary.faults += sum(len(r.faults) for _, r in batch)
+            done_count += len(batch)
             if on_progress:
                 on_progress(done_count, summary.total)
     except KeyboardInterrupt:
@@ -155,10 +152,11 @@ def run(
                 f.result()
             except Exception:  # noqa: BLE001 - reported below, never lost
                 pass
+        batch = []
         while not results.empty():
-            mid, result = results.get()
-            store.write_board_pair(tournament, mid, result)
-            summary.played += 1
+            batch.append(results.get())
+        store.write_board_pairs(tournament, batch)
+        summary.played += len(batch)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     for f in futures:
