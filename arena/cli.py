@@ -262,8 +262,22 @@ def tournament_run(
                 if tk.elapsed:
                     progress.update(task, rate=f"{tk.completed / max(tk.elapsed, 1e-9):.1f}/s")
 
-            summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                               on_progress=on_progress, stop=stop)
+            # Ctrl-C sets `stop` (workers finish the board pair in flight, everything played is
+            # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
+            # A second Ctrl-C interrupts at once.
+            def on_sigint(signum, frame) -> None:
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                stop.set()
+
+            in_main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+            try:
+                summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
+                                   on_progress=on_progress, stop=stop)
+            finally:
+                if in_main:
+                    signal.signal(signal.SIGINT, previous)
     except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
         raise fail(str(e)) from None
     finally:

@@ -1,0 +1,133 @@
+"""End to end through ``arena`` (typer CliRunner): a 3-entrant round robin, reports, rerun, a new entrant."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from .conftest import BOTS3, SAMPLES, cli, copy_bot, output
+
+BOARDS = 3
+NAME = "club"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A finished 3-entrant, 3-board tournament in a private database."""
+    root = tmp_path_factory.mktemp("cli")
+    db = root / "arena.duckdb"
+    args = ["tournament", "run", NAME]
+    for b in BOTS3:
+        args += ["--bots", b]
+    r = cli(*args, "--boards", BOARDS, "--seed", 7, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "9 board pairs played now, 0 already stored" in r.stdout
+    return root, db
+
+
+def test_ratings_json(played):
+    _, db = played
+    r = cli("ratings", "--tournament", NAME, "--json", "--db", db)
+    assert r.exit_code == 0, output(r)
+    rows = json.loads(r.stdout)
+    assert sorted(o["name"] for o in rows) == ["greedy", "heuristic", "random"]
+    for o in rows:
+        for k in ("name", "version", "elo", "ci_low", "ci_high", "boards", "wins", "draws", "losses"):
+            assert k in o
+        assert o["version"] == "1.0.0"
+        assert o["boards"] == 2 * BOARDS
+        assert o["wins"] + o["draws"] + o["losses"] == o["boards"]
+        assert o["ci_low"] <= o["elo"] <= o["ci_high"]
+    assert sum(o["wins"] for o in rows) == sum(o["losses"] for o in rows)
+    assert abs(sum(o["elo"] for o in rows) / 3 - 1500) < 1
+
+
+def test_head_to_head_and_matches(played):
+    _, db = played
+    r = cli("ratings", "--tournament", NAME, "--head-to-head", "--json", "--db", db)
+    assert r.exit_code == 0, output(r)
+    pairs = json.loads(r.stdout)
+    assert len(pairs) == 3
+    for h in pairs:
+        assert h["boards"] == BOARDS and h["wins"] + h["draws"] + h["losses"] == BOARDS
+    r = cli("ratings", "--tournament", NAME, "--head-to-head", "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "head to head" in r.stdout
+    r = cli("matches", "--tournament", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "matches" in r.stdout
+
+
+def test_log_board_json(played):
+    _, db = played
+    mid = f"{NAME}/greedy@1.0.0~heuristic@1.0.0"
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = [m for (m,) in con.execute("SELECT match_id FROM matches ORDER BY 1").fetchall()]
+    assert len(ids) == 3
+    mid = ids[0]
+    r = cli("log", mid, "--board", 0, "--json", "--db", db)
+    assert r.exit_code == 0, output(r)
+    tables = json.loads(r.stdout)
+    assert [(t["board"], t["table"]) for t in tables] == [(0, 1), (0, 2)]
+    assert tables[0]["ns"] == tables[1]["ew"] and tables[0]["ew"] == tables[1]["ns"]
+    r = cli("log", mid, "--board", 0, "--db", db)
+    assert r.exit_code == 0, output(r)
+    r = cli("log", f"{NAME}/nobody~else", "--db", db)
+    assert r.exit_code != 0 and "Traceback" not in output(r)
+
+
+def test_export_jsonl(played, tmp_path):
+    _, db = played
+    out = tmp_path / "export"
+    r = cli("export", "--format", "jsonl", "--out", out, "--db", db)
+    assert r.exit_code == 0, output(r)
+    files = sorted(p.name for p in out.iterdir())
+    for table in ("bots", "tournaments", "matches", "board_pairs", "deals", "actions"):
+        assert f"{table}.jsonl" in files
+    lines = (out / "board_pairs.jsonl").read_text().splitlines()
+    assert len(lines) == 3 * BOARDS
+    json.loads(lines[0])
+
+
+def test_bots_list_and_tournament_list(played):
+    _, db = played
+    r = cli("bots", "list", "--db", db)
+    assert r.exit_code == 0, output(r)
+    for n in ("random", "greedy", "heuristic"):
+        assert n in r.stdout
+    r = cli("tournament", "list", "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert NAME in r.stdout and "complete" in r.stdout
+
+
+def test_rerun_then_new_entrant(played, tmp_path):
+    """Runs last in this module (it changes the tournament): rerun plays nothing; a 4th entrant plays 3 pairs."""
+    _, db = played
+    r = cli("tournament", "run", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "0 board pairs played now, 9 already stored" in r.stdout
+    r = cli("tournament", "run", NAME, "--boards", 5, "--db", db)
+    assert r.exit_code != 0 and "--boards" in output(r) and "Traceback" not in output(r)
+
+    new = copy_bot(SAMPLES / "random", tmp_path / "random2", "2.0.0")
+    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "registered" in r.stdout and "random@2.0.0" in r.stdout
+    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)  # same content: accepted, not re-registered
+    assert r.exit_code == 0, output(r)
+    assert "already registered" in r.stdout
+
+    r = cli("tournament", "run", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert f"{3 * BOARDS} board pairs played now, {3 * BOARDS} already stored" in r.stdout
+    r = cli("ratings", "--tournament", NAME, "--json", "--db", db)
+    rows = json.loads(r.stdout)
+    assert len(rows) == 4 and all(o["boards"] == 3 * BOARDS for o in rows)
+
+    # the same name and version with other content is refused
+    (new / "bot.py").write_text((new / "bot.py").read_text() + "\n# changed\n")
+    r = cli("bots", "submit", new, "--db", db)
+    text = output(r)
+    assert r.exit_code != 0 and "already registered with different content" in text and "Traceback" not in text
