@@ -64,11 +64,17 @@ class ConformanceReport:
         return percentile(self.latencies_ms, 0.99)
 
 
-def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 2,
-              decision_ms: int = 1000, seed: int = 7) -> ConformanceReport:
-    """Start the bot, ask its info, then play ``boards`` duplicate boards with the bot
-    in every seat (each a process of its own) under ``ruleset`` (default: the first the
-    manifest names) and collect answers, latencies and faults.
+#: The sample bot the conformance check plays against (it takes often, so deals reach the play).
+OPPONENT = Path(__file__).resolve().parent.parent / "sample_bots" / "random"
+
+
+def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
+              decision_ms: int = 1000, seed: int = 7, max_faults: int = 3) -> ConformanceReport:
+    """Start the bot, ask its info, then play a duplicate match of ``boards`` boards
+    against the sample ``random`` bot under ``ruleset`` (default: the first the
+    manifest names), each seat a process of its own, and collect answers per decision
+    kind, latencies and faults.  The match stops asking the bot after ``max_faults``
+    faults.  A bot that never answered a card decision fails the check.
 
     Raises:
         ManifestError: the manifest is missing or wrong.
@@ -95,17 +101,25 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
         client.close()
     ruleset = ruleset or RULESETS[manifest.rulesets[0]]
     entrant = Entrant(manifest.key, manifest=manifest)
-    twin = Entrant(manifest.key + "#2", manifest=manifest)
-    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=1000)
-    results = play_match("conformance", entrant, twin, [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
+    opponent_manifest = load_manifest(OPPONENT)
+    opponent = Entrant(opponent_manifest.key + " (opponent)", manifest=opponent_manifest)
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults)
+    results = play_match("conformance", entrant, opponent,
+                         [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
     for r in results:
         for t in r.tables:
             for d in t.decisions:
-                if d.ms > 0 or d.fault:
+                mine = (t.ns == entrant.key) == (d.seat % 2 == 0)
+                if mine and (d.ms > 0 or d.fault):
                     report.decisions[next(iter(d.action))] += 1
                     if not d.fault:
                         report.latencies_ms.append(d.ms)
-            report.faults.extend(f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: {f.detail}" for f in t.faults)
+            report.faults.extend(f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: {f.detail}"
+                                 for f in t.faults if f.entrant == entrant.key)
+    if len(report.faults) >= max_faults:
+        report.problems.append(f"stopped asking the bot after {max_faults} faults")
+    elif not report.decisions.get("card"):
+        report.problems.append("the bot never answered a card decision: it did not play any deal")
     return report
 
 

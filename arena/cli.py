@@ -230,21 +230,37 @@ def tournament_run(
     from .store import StoreError
     from .submit import SubmitError, submit
 
+    from referee.manifest import load_manifest
+
     store = open_store(db)
     try:
+        # check everything before anything is written: a failed command leaves no tournament behind
+        manifests = [load_manifest(folder) for folder in bots or []]
+        keys = [m.key for m in manifests]
+        if len(set(keys)) != len(keys):
+            raise fail(f"the same bot is given twice: {', '.join(sorted({k for k in keys if keys.count(k) > 1}))}")
         existing = store.get_tournament(name)
         if existing is None:
+            if len(manifests) < 2:
+                raise fail(f"no tournament {name!r} yet: to create it, give at least two bots with --bots DIR "
+                           "(see `arena tournament list` for existing ones)")
             rs = get_ruleset((ruleset or RulesetName.classic).value)
-            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else 1,
-                                    boards if boards is not None else 50)
         else:
             for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing.ruleset),
                                       ("--seed", seed, existing.seed), ("--boards", boards, existing.boards_per_pair)):
                 if given is not None and given != have:
                     raise fail(f"tournament {name!r} exists with {flag} {have}; leave {flag} out to resume it, "
                                "or choose a new tournament name")
-        for folder in bots or []:
-            submit(store, folder, store_root=db.parent / "bots", tournament=name, console=console)
+            rs = existing.resolved_ruleset()
+        for m in manifests:
+            if rs.name not in m.rulesets:
+                raise fail(f"{m.key} does not play {rs.name} (its bot.toml lists {', '.join(m.rulesets)})")
+        for folder in bots or []:  # check, freeze and register each bot
+            submit(store, folder, store_root=db.parent / "bots", console=console)
+        if existing is None:
+            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else 1,
+                                    boards if boards is not None else 50)
+        store.add_entrants(name, [(m.name, m.version) for m in manifests])
         t = store.get_tournament(name)
         console.print(f"tournament [bold]{name}[/]: {t.ruleset}, seed {t.seed}, {t.boards_per_pair} boards "
                       f"per pair, entrants: {', '.join(t.entrants) or 'none'}")
@@ -289,7 +305,8 @@ def tournament_run(
                   f"Resume with: arena tournament run {name}" + (f" --db {db}" if db != DEFAULT_DB else ""))
         raise typer.Exit(code=130)
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
-                  f"{summary.faults} faults. See: arena ratings --tournament {name}")
+                  f"{summary.faults} faults. See: arena ratings --tournament {name}"
+                  + (f" --db {db}" if db != DEFAULT_DB else ""))
 
 
 @tournament_app.command("list")
@@ -386,19 +403,24 @@ def ratings(
 def matches(
     tournament: Annotated[str | None, typer.Option(help="only this tournament")] = None,
     bot: Annotated[str | None, typer.Option(help="only matches of this bot (name or name@version)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """List matches: entrants, boards played, total margin, faults."""
+    """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
     store = open_store(db, must_exist=True)
     try:
         rows = store.matches(tournament=tournament, bot=bot)
     finally:
         store.close()
-    t = Table(title="matches", header_style="bold")
-    for col in ("match", "A", "B", "boards", "total margin A", "faults"):
-        t.add_column(col, justify="right" if col in ("boards", "total margin A", "faults") else "left")
+    if as_json:
+        print(json.dumps([{k: v for k, v in r.__dict__.items()} for r in rows]))
+        return
+    t = Table(title="matches (A holds NS at table 1)", header_style="bold")
+    t.add_column("match id  (use with: arena log ID)", no_wrap=True)
+    for col in ("boards", "margin A", "forfeits A-B", "faults"):
+        t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(r.match_id, r.entrant_a, r.entrant_b, str(r.boards), f"{r.total_margin:+d}", str(r.faults))
+        t.add_row(r.match_id, str(r.boards), f"{r.total_margin:+d}", f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
         err.print("no matches found" + (f" for tournament {tournament!r}" if tournament else "")
@@ -422,7 +444,7 @@ def log(
     try:
         rows = store.deal_records(match_id, board=board)
     except StoreError as e:
-        raise fail(f"{e} (see `arena matches` for match ids)") from None
+        raise fail(str(e)) from None
     finally:
         store.close()
     if as_json:

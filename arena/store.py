@@ -1062,7 +1062,10 @@ class Store:
 
         deals, acts, fault_rows = self._transaction(work)
         if not deals:
-            raise StoreError(f"board {board} of match {match_id!r} is not stored")
+            stored = self._query("SELECT min(board), max(board), count(*) FROM board_pairs WHERE match_id = ?", [match_id])
+            lo, hi, n = stored[0]
+            have = f"its {n} stored boards are {lo}–{hi}" if n else "it has no stored boards yet"
+            raise StoreError(f"board {board} of match {match_id!r} is not stored: {have}")
         decisions: dict[tuple[int, int], list[Decision]] = {}
         for b, t, seat, kind, value, ms, fault in acts:
             decisions.setdefault((b, t), []).append(Decision(seat, action_json(kind, value), ms, fault))

@@ -95,6 +95,7 @@ def run(
         return summary
     store.set_tournament_status(tournament, "running")
     boards = {k: make_board(seed, k, ruleset.seats) for k in range(n_boards)}
+    store.add_boards(tournament, boards.values())
     matches: dict[tuple[str, str], list[int]] = {}
     for job in todo:
         matches.setdefault((job.a, job.b), []).append(job.board)

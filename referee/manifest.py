@@ -94,8 +94,8 @@ def load_manifest(folder: str | Path) -> Manifest:
             f"{path}: protocol {protocol!r} is not supported: this referee speaks belote.bot.v1 (protocol \"1.x\")"
         )
     rulesets = data.get("rulesets", list(RULESETS))
-    if not isinstance(rulesets, list) or not all(isinstance(r, str) for r in rulesets):
-        raise ManifestError(f"{path}: rulesets must be a list of ruleset names")
+    if not isinstance(rulesets, list) or not rulesets or not all(isinstance(r, str) for r in rulesets):
+        raise ManifestError(f"{path}: rulesets must list at least one of {', '.join(RULESETS)} (or be left out: all four)")
     unknown = [r for r in rulesets if r not in RULESETS]
     if unknown:
         raise ManifestError(f"{path}: unknown rulesets {unknown}: choose from {', '.join(RULESETS)}")

@@ -83,7 +83,9 @@ class Bot:
     the manifest's values (``bot.toml`` beside the subclass's module, or
     ``manifest_path``). ``self.rng`` is the bot's own ``random.Random``, seeded by
     :func:`~sample_bots.sdk.server.serve` from ``--seed`` / ``BELOTE_BOT_SEED``
-    (default 0), so a bot that draws only from it plays reproducibly.
+    (default 0) and restarted at every new deal from ``(seed, deal_number)``, so a
+    bot that draws only from it plays each deal reproducibly — the same whether the
+    match ran from its start or was resumed after an interruption.
 
     The server calls :meth:`decide`, :meth:`on_start_match` and
     :meth:`on_end_match` one at a time (never concurrently), so a bot needs no locks.
@@ -98,11 +100,17 @@ class Bot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
+        self.deal_number = 0
 
     def reseed(self, seed: int) -> None:
         """Restart ``self.rng`` from ``seed``."""
         self.seed = seed
         self.rng = random.Random(seed)
+
+    def on_deal(self, deal_number: int) -> None:
+        """Hook: the first decision of deal ``deal_number`` (the observation's
+        ``deal_number``). By default restarts ``self.rng`` from ``(seed, deal_number)``."""
+        self.rng = random.Random(f"{self.seed}/deal/{deal_number}")
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
         """Choose the next action.

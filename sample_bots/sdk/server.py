@@ -128,6 +128,10 @@ class _Servicer(bot_pb2_grpc.BotServiceServicer):
         return pb.EndMatchResponse()
 
     def Decide(self, request: pb.DecideRequest, context: grpc.ServicerContext) -> pb.DecideResponse:
+        deal = request.observation.deal_number
+        if deal != self._bot.deal_number:
+            self._bot.deal_number = deal
+            self._run(context, "on_deal()", lambda: self._bot.on_deal(deal))
         action = self._run(context, "decide()", lambda: self._bot.decide(request))
         if not isinstance(action, pb.Action) or action.WhichOneof("kind") is None:
             context.abort(grpc.StatusCode.INTERNAL, f"decide() returned {action!r}, not a filled-in Action")
