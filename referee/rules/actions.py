@@ -92,6 +92,10 @@ class Declare:
 
     declarations: tuple[Declaration, ...]
 
+    def __post_init__(self) -> None:
+        # a choice is a set of declarations: one canonical order, so equal choices compare equal
+        object.__setattr__(self, "declarations", tuple(sorted(self.declarations, key=lambda d: d.cards)))
+
     def to_json(self) -> dict:
         return {"declare": [[CARD_TEXT[c] for c in d.cards] for d in self.declarations]}
 

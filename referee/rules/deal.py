@@ -266,9 +266,11 @@ class DealState:
             IllegalActionError: naming the broken rule's RULES.md section.
         """
         if self.phase is Phase.DONE:
-            raise IllegalActionError("the deal is over", "§5")
+            raise IllegalActionError("the deal is over", self._section("§5"))
         if seat != self.to_act:
-            raise IllegalActionError(f"it is seat {self.to_act}'s turn, not seat {seat}'s", "§4–§5 (play in turn)")
+            raise IllegalActionError(
+                f"it is seat {self.to_act}'s turn, not seat {seat}'s", self._section("§4–§5 (play in turn)")
+            )
         phase = self.phase
         expected = {
             Phase.BIDDING: (Bid, "a bid", "§4"),
@@ -279,10 +281,21 @@ class DealState:
             Phase.PLAY: (Play, "a card", "§5"),
         }[phase]
         if not isinstance(action, expected[0]):
-            raise IllegalActionError(f"seat {seat} must now make {expected[1]}, not {action}", expected[2])
+            raise IllegalActionError(
+                f"seat {seat} must now make {expected[1]}, not {action}", self._section(expected[2])
+            )
         if action in self.legal_actions():
             return
-        raise IllegalActionError(*self._why_illegal(seat, action))
+        message, rule = self._why_illegal(seat, action)
+        raise IllegalActionError(message, self._section(rule))
+
+    def _section(self, rule: str) -> str:
+        """The RULES.md section of ``rule`` for this game: with two players every rule is in §7
+        (§4–§6 are the four-player sections), keeping the parenthesised name."""
+        if self.ruleset.seats == 2 and not rule.startswith("§7"):
+            name = rule.partition(" ")[2]
+            return "§7" + (f" {name}" if name else "")
+        return rule
 
     def _why_illegal(self, seat: int, action: Action) -> tuple[str, str]:
         if isinstance(action, Bid):

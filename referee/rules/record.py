@@ -149,8 +149,8 @@ def replay(record: DealRecord, *, scores: tuple[int, ...] | None = None) -> Deal
     """
     state = DealState(record.ruleset, record.deck, record.dealer, pot=record.pot, scores=scores)
     for i, (seat, action) in enumerate(record.actions):
-        if state.phase is Phase.DECLARATION and not (isinstance(action, Declare) and seat == state.to_act):
-            state.apply(Declare(()))
+        while state.phase is Phase.DECLARATION and not (isinstance(action, Declare) and seat == state.to_act):
+            state.apply(Declare(()))  # two players declare one after the other: each may be left out
         if state.phase is Phase.EXCHANGE and not (isinstance(action, Exchange) and seat == state.to_act):
             state.apply(Exchange(False))
         try:

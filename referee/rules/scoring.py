@@ -124,7 +124,9 @@ def score_deal(state) -> DealOutcome:
         a_total, d_total = tp[att] + decl[att] + belote[att], tp[dfd] + decl[dfd] + belote[dfd]
     else:
         a_total, d_total = tp[att], tp[dfd]
-    if a_total > d_total:
+    if capot == dfd:
+        contract = "dedans"  # §6.2: capot by the defenders is dedans even if strict bonuses outweigh 252
+    elif a_total > d_total:
         contract = "made"
     elif a_total < d_total:
         contract = "dedans"
