@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .actions import PASS, PLAYS, Action, Bid, BidKind, Declare, Exchange, NameTrump, Play, SchmeissAnswer
-from .cards import CARD_TEXT, CARDS, SUIT_MASK, Card, Rank, Suit, cards_of
+from .cards import CARD_TEXT, CARDS, RANKS_IN_BYTE, SUIT_MASK, Card, Rank, Suit, cards_of
 from .declarations import Declaration, declaration_options, declaration_winner, has_declaration
 from .ruleset import (
     ALL_TRUMPS_POINTS,
@@ -48,7 +48,9 @@ class IllegalActionError(ValueError):
     """A well-formed action that the rules forbid now; ``rule`` names the RULES.md section."""
 
     def __init__(self, message: str, rule: str):
-        super().__init__(f"{message} (RULES.md {rule})")
+        section, _, name = rule.partition(" ")
+        name = name.strip("()")
+        super().__init__(f"{message} (RULES.md {section}" + (f", {name})" if name else ")"))
         self.rule = rule
 
 
@@ -57,6 +59,10 @@ def _above(strength: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sum(1 << r for r in range(8) if strength[r] > strength[q]) for q in range(8))
 
 
+#: The non-announcing play actions of the cards of suit ``s`` in an 8-bit suit slice: ``[s][byte]``.
+_PLAYS_IN_BYTE = tuple(
+    tuple(tuple(PLAYS[s * 8 + r][0] for r in RANKS_IN_BYTE[b]) for b in range(256)) for s in range(4)
+)
 _TRUMP_ABOVE = _above(TRUMP_STRENGTH)
 _PLAIN_ABOVE = _above(PLAIN_STRENGTH)
 _KQ = (1 << Rank.KING) | (1 << Rank.QUEEN)
@@ -250,12 +256,19 @@ class DealState:
 
     def _legal_plays(self) -> list[Action]:
         mask = self.legal_card_mask()
-        out = []
+        out: list[Action] = []
+        for s in range(4):
+            b = (mask >> (8 * s)) & 0xFF
+            if b:
+                out.extend(_PLAYS_IN_BYTE[s][b])
         bel = self.belote_suits[self.to_act]
-        for c in cards_of(mask):
-            out.append(PLAYS[c][0])
-            if bel and bel >> (c >> 3) & 1 and (c & 7) in (Rank.KING, Rank.QUEEN):
-                out.append(PLAYS[c][1])
+        if bel:  # the first card of a belote pair may be played with or without announcing it (§5)
+            for s in range(4):
+                if bel >> s & 1:
+                    for r in (Rank.QUEEN, Rank.KING):
+                        c = s * 8 + r
+                        if mask >> c & 1:
+                            out.append(PLAYS[c][1])
         return out
 
     # ------------------------------------------------------------------ checking
@@ -302,7 +315,7 @@ class DealState:
             rnd = self.bidding_round + 1
             return f"seat {seat} may not bid {action} in bidding round {rnd}", "§4" if self.ruleset.seats == 4 else "§7"
         if isinstance(action, Declare):
-            return f"seat {seat} cannot {action}: not a legal declaration choice of this hand", "§6.1"
+            return f"seat {seat}: {action} is not a legal declaration choice of this hand", "§6.1"
         assert isinstance(action, Play)
         card = action.card
         hand = self.hands[seat]
@@ -319,8 +332,11 @@ class DealState:
             return f"seat {seat} must play higher than {CARD_TEXT[self._best]} (monter)", "§5.1 (monter)"
         legal = self.legal_card_mask()
         if self._trump_index >= 0 and legal & SUIT_MASK[self._trump_index] == legal:
-            if self._best >> 3 == self._trump_index and hand & SUIT_MASK[self._trump_index] and card >> 3 == self._trump_index:
+            best_is_trump = self._best >> 3 == self._trump_index
+            if best_is_trump and card >> 3 == self._trump_index:
                 return f"seat {seat} must overtrump {CARD_TEXT[self._best]} (surcouper)", "§5.3 (surcouper)"
+            if best_is_trump and not legal & (_TRUMP_ABOVE[self._best & 7] << (8 * self._trump_index)):
+                return f"seat {seat} must play a trump, even a lower one (pisser)", "§5.3 (pisser)"
             return f"seat {seat} must play a trump (couper)", "§5.3 (couper)" if self.ruleset.seats == 4 else "§7 (play)"
         return f"seat {seat} may not play {CARD_TEXT[card]} here", "§5"
 
