@@ -34,6 +34,9 @@ def _st(name):
     if name == "surcouper":
         return four("classic", {0: "AC KC QC JC 10C 9C 8C 7C", 1: "10H 7D 8D 9D 10D JD QD KD",
                                 2: "AH 9H 8H 7H AD AS KS QS"}, trump="H", taker=2, plays=["AC", "10H"]), 2, "8H"
+    if name == "pisser":  # E trumps N's AC with JH; S is void in clubs with only lower trumps: must still play one
+        return four("classic", {0: "AC KC QC 10C 9C 8C 7C AS", 1: "JH 9H AH 10H KH QH KS QS",
+                                2: "7H 8H 7D 8D 9D 10D JD QD"}, trump="H", taker=1, plays=["AC", "JH"]), 2, "7D"
     if name == "not_held":
         return four("classic", {0: "AS JH 9H AH 10H KH QH 8H"}, trump="H"), 0, "7D"
     if name == "two_follow":
@@ -48,6 +51,7 @@ def _st(name):
     ("monter", "§5.1 (monter)"),
     ("couper", "§5.3 (couper)"),
     ("surcouper", "§5.3 (surcouper)"),
+    ("pisser", "§5.3 (pisser)"),
     ("not_held", "§5"),
     ("two_follow", "§7 (follow suit)"),
     ("two_trump", "§7 (play)"),
