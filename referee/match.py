@@ -19,6 +19,7 @@ call (its time is recorded as 0 ms).
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -104,6 +105,9 @@ class _Seat:
             client.close()
             self.start_error = e.details() if isinstance(e, grpc.RpcError) else str(e)
             return None
+        except BaseException:  # e.g. KeyboardInterrupt while it starts: the seat does not hold it yet
+            client.close()
+            raise
         self.client = client
         return client
 
@@ -113,11 +117,24 @@ class _Seat:
             self.client = None
 
 
+def _exited(client: BotClient, wait_s: float = 0.25) -> bool:
+    """Whether the bot's process has exited, allowing it ``wait_s`` seconds to finish:
+    the kernel closes a dying process's socket (the call fails UNAVAILABLE) a moment
+    before the exit can be waited for, so an immediate check calls a crash a lost connection."""
+    if client.process is None:
+        return False
+    try:
+        client.process.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
 def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     code = err.code()
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return FaultKind.TIMEOUT, "no answer within the deadline"
-    if not client.alive():
+    if not client.alive() or (code == grpc.StatusCode.UNAVAILABLE and _exited(client)):
         return FaultKind.CRASH, f"the bot process exited: {client.log_tail(200)}"
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"

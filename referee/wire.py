@@ -58,6 +58,11 @@ def card_pb(c: int) -> pb.Card:
     return pb.Card(suit=(c >> 3) + 1, rank=(c & 7) + 7)
 
 
+_CARD_PB = tuple(card_pb(c) for c in range(32))
+"""Every card's message, built once: message constructors and ``extend`` copy it
+(cheaper than building a new one); never hand these out or mutate them."""
+
+
 def card_from_pb(c: pb.Card) -> Card:
     if not 1 <= c.suit <= 4 or not 7 <= c.rank <= 14:
         raise MalformedAction(f"not a card: suit={c.suit} rank={c.rank}")
@@ -81,7 +86,7 @@ def _declaration_kind(d_length: int, is_carre: bool) -> int:
 def action_pb(action: Action, turned_suit: int) -> pb.Action:
     """The protocol form of an engine action (a round-1 take names the turned suit)."""
     if isinstance(action, Play):
-        return pb.Action(play=pb.PlayCard(card=card_pb(action.card), belote=action.belote))
+        return pb.Action(play=pb.PlayCard(card=_CARD_PB[action.card], belote=action.belote))
     if isinstance(action, Bid):
         suit = 0
         if action.kind is BidKind.TAKE:
@@ -90,7 +95,7 @@ def action_pb(action: Action, turned_suit: int) -> pb.Action:
     if isinstance(action, Declare):
         return pb.Action(declaration=pb.DeclarationChoice(declarations=[
             pb.Declaration(kind=_declaration_kind(d.length, d.is_carre), length=d.length,
-                           cards=[card_pb(c) for c in d.cards])
+                           cards=[_CARD_PB[c] for c in d.cards])
             for d in action.declarations
         ]))
     if isinstance(action, SchmeissAnswer):
@@ -157,8 +162,17 @@ def ruleset_options_pb(ruleset, *, board_count: int = 0) -> pb.RulesetOptions:
     )
 
 
+_PLAYED_PB: dict[tuple[int, int, bool, bool], pb.PlayedCard] = {}
+"""PlayedCard messages by (seat, card, belote, rebelote), built once like :data:`_CARD_PB`."""
+
+
 def _played(seat: int, card: int, belote: bool = False, rebelote: bool = False) -> pb.PlayedCard:
-    return pb.PlayedCard(seat=seat, card=card_pb(card), belote=belote, rebelote=rebelote)
+    """The shared message of a played card: only ever copied into another message."""
+    key = (seat, card, belote, rebelote)
+    msg = _PLAYED_PB.get(key)
+    if msg is None:
+        msg = _PLAYED_PB[key] = pb.PlayedCard(seat=seat, card=_CARD_PB[card], belote=belote, rebelote=rebelote)
+    return msg
 
 
 def _trick_number(obs: Observation) -> int:
@@ -171,7 +185,8 @@ def _trick_number(obs: Observation) -> int:
 def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number: int = 1) -> pb.Observation:
     """The protocol form of :class:`~referee.rules.Observation` (RULES.md §9): nothing added."""
     turned_suit = obs.turned_card >> 3
-    belote_cards = {(s, c): (b, r) for s, c, b, r in obs.plays}
+    played = [_played(s, c, b, r) for s, c, b, r in obs.plays]
+    played_by = {(p[0], p[1]): msg for p, msg in zip(obs.plays, played)}  # the tricks repeat these
     bids = []
     rnd = 1
     n_pass = 0
@@ -199,8 +214,8 @@ def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number:
         bidding_round=obs.bidding_round + 1 if obs.taker is None else bids[-1].round if bids else 1,
         scores=list(obs.scores),
         litige_pot=obs.pot,
-        hand_cards=[card_pb(c) for c in obs.hand],
-        turned_card=card_pb(obs.turned_card),
+        hand_cards=[_CARD_PB[c] for c in obs.hand],
+        turned_card=_CARD_PB[obs.turned_card],
         turned_card_on_table=obs.turned_card_on_table,
         bids=bids,
         trump_mode=_TRUMP_MODE[obs.trump_mode.value] if obs.trump_mode is not None else 0,
@@ -208,14 +223,13 @@ def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number:
         declarations=[
             pb.DeclarationEvent(
                 seat=d.seat, kind=_declaration_kind(d.length, d.kind.startswith("carré")), length=d.length,
-                points=d.points, top_rank=d.top + 7 if d.top is not None else 0, cards=[card_pb(c) for c in d.cards],
+                points=d.points, top_rank=d.top + 7 if d.top is not None else 0, cards=[_CARD_PB[c] for c in d.cards],
             )
             for d in obs.declarations
         ],
-        played_cards=[_played(s, c, b, r) for s, c, b, r in obs.plays],
+        played_cards=played,
         tricks=[
-            pb.Trick(leader=t.leader, cards=[_played(s, c, *belote_cards[(s, c)]) for s, c in t.cards],
-                     winner=t.winner, points=t.points)
+            pb.Trick(leader=t.leader, cards=[played_by[sc] for sc in t.cards], winner=t.winner, points=t.points)
             for t in obs.tricks
         ],
         trick_number=_trick_number(obs),
@@ -230,6 +244,6 @@ def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number:
     if obs.trick:
         cur = out.current_trick
         cur.leader = obs.trick[0][0]
-        cur.cards.extend(_played(s, c, *belote_cards[(s, c)]) for s, c in obs.trick)
+        cur.cards.extend(played_by[sc] for sc in obs.trick)
         cur.winner = obs.master
     return out
