@@ -1,0 +1,118 @@
+"""Test bot 'empty': answers chosen decisions with an unreadable action.
+
+``python bot.py [--how empty|badcard] [--deals 2,3] [--nth N] [--every]``
+(tests/bots/README.md). ``empty`` (default) sends ``DecideResponse{action: {}}``
+(no action set); ``badcard`` plays a card of rank 3 (no such card) at a play decision.
+The SDK's server refuses to send either, so this bot serves BotService with its
+own small servicer, as a bot written without the SDK would.
+The referee should record a ``malformed`` fault and play the fallback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+from concurrent import futures
+
+import grpc
+
+from belote.bot.v1 import bot_pb2_grpc
+from sample_bots.sdk import LISTEN_ENV, READY_PREFIX, SEED_ENV, Bot, parse_listen, pb
+
+
+class Trigger:
+    """When to misbehave (tests/bots/README.md): on asked decisions of ``--deals``
+    (``Observation.deal_number``; default all), from the ``--nth`` asked decision
+    of a deal counted by this process, only once per deal unless ``--every``."""
+
+    def __init__(self, args: argparse.Namespace, phases: tuple[int, ...] = ()):
+        self.deals = None if args.deals == "all" else {int(d) for d in args.deals.split(",")}
+        self.nth, self.every, self.phases = args.nth, args.every, phases
+        self.deal, self.count, self.fired = None, 0, False
+
+    def __call__(self, request: pb.DecideRequest) -> bool:
+        obs = request.observation
+        if obs.deal_number != self.deal:
+            self.deal, self.count, self.fired = obs.deal_number, 0, False
+        self.count += 1
+        if self.deals is not None and obs.deal_number not in self.deals:
+            return False
+        if (self.phases and obs.phase not in self.phases) or self.count < self.nth:
+            return False
+        if self.fired and not self.every:
+            return False
+        self.fired = True
+        return True
+
+
+def parse_args(extra=None) -> tuple[argparse.Namespace, list[str]]:
+    """This bot's own options; the rest (``--listen``, ``--seed``) go to ``serve``."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--deals", default="all")
+    p.add_argument("--nth", type=int, default=1)
+    p.add_argument("--every", action="store_true")
+    if extra is not None:
+        extra(p)
+    return p.parse_known_args()
+
+
+class EmptyBot(Bot):
+    def __init__(self, args: argparse.Namespace):
+        super().__init__()
+        self.trigger = Trigger(args, phases=(pb.PHASE_PLAY,) if args.how == "badcard" else ())
+        self.how = args.how
+
+    def decide(self, request: pb.DecideRequest) -> pb.Action:
+        if not self.trigger(request):
+            return self.rng.choice(request.legal_actions)
+        if self.how == "badcard":
+            return pb.Action(play=pb.PlayCard(card=pb.Card(suit=pb.SUIT_HEARTS, rank=3)))
+        return pb.Action()
+
+
+class Servicer(bot_pb2_grpc.BotServiceServicer):
+    def __init__(self, bot: EmptyBot):
+        self.bot, self.lock = bot, threading.Lock()
+
+    def GetBotInfo(self, request, context):
+        return self.bot.info().to_proto()
+
+    def StartMatch(self, request, context):
+        return pb.StartMatchResponse()
+
+    def EndMatch(self, request, context):
+        return pb.EndMatchResponse()
+
+    def Decide(self, request, context):
+        with self.lock:
+            return pb.DecideResponse(action=self.bot.decide(request))
+
+
+def main() -> int:
+    def more(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--how", choices=("empty", "badcard"), default="empty")
+        p.add_argument("--listen", default=os.environ.get(LISTEN_ENV))
+        p.add_argument("--seed", type=int, default=int(os.environ.get(SEED_ENV, "0")))
+
+    args, _ = parse_args(more)
+    bot = EmptyBot(args)
+    bot.reseed(args.seed)
+    address = parse_listen(args.listen)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(Servicer(bot), server)
+    server.add_insecure_port(address.target)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server.start()
+    print(f"{READY_PREFIX} {address.target}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    server.stop(0.5).wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

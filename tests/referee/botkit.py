@@ -1,0 +1,150 @@
+"""Helpers of the referee tests: bot folders with arguments, call logs, leftover processes.
+
+Every test copies the bots it plays into its own temporary folder (rewriting the
+manifest's ``command`` to pass arguments: the referee scrubs a bot's
+environment), so a bot process can be traced back to its test by its working
+directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee import match as match_module
+from referee.botproc import BotClient
+from referee.manifest import load_manifest
+from referee.match import Entrant
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_BOTS = REPO / "tests" / "bots"
+SAMPLE_BOTS = REPO / "sample_bots"
+
+
+def bot_folder(tmp: Path, bot: str, *args: object, name: str | None = None) -> Path:
+    """Copy bot ``bot`` (a folder of tests/bots or sample_bots) to ``tmp/<name or bot>``,
+    with ``command = ["python", "bot.py", *args]`` and, given ``name``, that manifest name."""
+    src = TEST_BOTS / bot if (TEST_BOTS / bot).is_dir() else SAMPLE_BOTS / bot
+    dst = tmp / (name or bot)
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    toml = dst / "bot.toml"
+    text = re.sub(r"(?m)^command = .*$", "command = " + json.dumps(["python", "bot.py", *map(str, args)]),
+                  toml.read_text(encoding="utf-8"))
+    if name is not None:
+        text = re.sub(r"(?m)^name = .*$", f"name = {json.dumps(name)}", text)
+    toml.write_text(text, encoding="utf-8")
+    return dst
+
+
+def entrant(tmp: Path, bot: str, *args: object, name: str | None = None) -> Entrant:
+    """An entrant started from a copy of ``bot`` (see :func:`bot_folder`); its key is ``name@version``."""
+    manifest = load_manifest(bot_folder(tmp, bot, *args, name=name))
+    return Entrant(key=manifest.key, manifest=manifest)
+
+
+# ------------------------------------------------------------------ processes
+def _proc_info(pid: str) -> tuple[int, str, str, str] | None:
+    """(ppid, state, cwd, cmdline) of a live process, None if it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except (OSError, IndexError):
+        return None
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        cwd = ""
+    return int(rest[1]), rest[0], cwd, cmd
+
+
+def bot_processes(root: Path) -> list[str]:
+    """Processes of this test: children of this process (zombies included) or any
+    process whose working directory is under ``root`` (where the test's bots live)."""
+    me, root_s = os.getpid(), str(root)
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == me:
+            continue
+        info = _proc_info(pid)
+        if info is None:
+            continue
+        ppid, state, cwd, cmd = info
+        if ppid == me or cwd == root_s or cwd.startswith(root_s + os.sep):
+            out.append(f"pid {pid} ({state}) cwd={cwd or '?'}: {cmd}")
+    return out
+
+
+def leftover_processes(root: Path, wait_s: float = 3.0) -> list[str]:
+    """:func:`bot_processes` once they have had ``wait_s`` seconds to disappear."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = bot_processes(root)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+# ------------------------------------------------------------------ call log
+@dataclass
+class CallLog:
+    """What the referee did, in order, seen from its own classes (patched by :func:`install_call_log`):
+
+    ``("start", key, table, seat, pid)`` a bot process started and answered StartMatch;
+    ``("start-failed", key, table, seat, None)`` an attempt that failed;
+    ``("decide", key, pid)`` a decision call; ``("board", number)`` appended by the test's
+    ``on_board_pair``.
+    """
+
+    events: list[tuple] = field(default_factory=list)
+
+    def board_done(self, result) -> None:
+        self.events.append(("board", result.board))
+
+    def decides_by_board(self, key: str) -> dict[int, int]:
+        """Decision calls to ``key`` per board (calls before the board's marker)."""
+        counts: dict[int, int] = {}
+        n = 0
+        for e in self.events:
+            if e[0] == "decide" and e[1] == key:
+                n += 1
+            elif e[0] == "board":
+                counts[e[1]] = n
+                n = 0
+        return counts
+
+    def starts(self, key: str | None = None) -> list[tuple]:
+        return [e for e in self.events if e[0] == "start" and (key is None or e[1] == key)]
+
+    def failed_starts(self, key: str | None = None) -> list[tuple]:
+        return [e for e in self.events if e[0] == "start-failed" and (key is None or e[1] == key)]
+
+
+def install_call_log(monkeypatch) -> CallLog:
+    """Patch ``_Seat.ensure`` and ``BotClient.decide`` to record every start and call."""
+    log = CallLog()
+    ensure, decide = match_module._Seat.ensure, BotClient.decide
+
+    def logged_ensure(self, start_request):
+        before = self.client
+        client = ensure(self, start_request)
+        if client is None:
+            log.events.append(("start-failed", self.entrant.key, self.table, self.seat, None))
+        elif client is not before:
+            pid = client.process.pid if client.process is not None else None
+            log.events.append(("start", self.entrant.key, self.table, self.seat, pid))
+        return client
+
+    def logged_decide(self, request, timeout_s):
+        log.events.append(("decide", self.name, self.process.pid if self.process is not None else None))
+        return decide(self, request, timeout_s)
+
+    monkeypatch.setattr(match_module._Seat, "ensure", logged_ensure)
+    monkeypatch.setattr(BotClient, "decide", logged_decide)
+    return log

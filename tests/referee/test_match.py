@@ -1,0 +1,294 @@
+"""Duplicate matches with real bot processes over gRPC on Unix sockets (RULES.md §8).
+
+Each fault bot of tests/bots plays random; the match must finish, the fault be
+recorded with the right kind, the referee play the fallback, the faulting
+entrant forfeit the board(s) where it faulted (and after ``max_faults`` the
+rest of the match, with no more calls to it), and no bot process be left.
+Also seat and table isolation, and interrupts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.schedule import suit_permutation
+from referee.match import MatchConfig, play_match
+from referee.records import BoardPairResult, FaultKind
+from referee.rules import RULESETS, Card, DealState, make_board, replay
+
+from .botkit import entrant, install_call_log, leftover_processes
+from .spylog import read_spy_logs
+
+DECISION_MS = 250
+BOARD_SEED = 11
+
+
+def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None, **config):
+    """Play ``boards`` boards of ``ruleset`` between entrants ``a`` and ``b``."""
+    rs = RULESETS[ruleset]
+    config.setdefault("decision_ms", DECISION_MS)
+    cfg = MatchConfig(ruleset=rs, seed=3, **config)
+    board_list = [make_board(BOARD_SEED, k, rs.seats) for k in range(boards)]
+    return play_match("test-match", a, b, board_list, cfg,
+                      permutations=lambda k: suit_permutation(BOARD_SEED, k), on_board_pair=on_board_pair)
+
+
+def seat_entrant(result: BoardPairResult, table: int, seat: int) -> str:
+    t = result.tables[table - 1]
+    return t.ns if seat % 2 == 0 else t.ew
+
+
+def decisions_of(result: BoardPairResult, key: str) -> list:
+    """``key``'s decisions on a board, table 1 then table 2, in play order."""
+    return [d for t in result.tables for d in t.decisions if seat_entrant(result, t.table, d.seat) == key]
+
+
+def assert_replays(results: list[BoardPairResult]) -> None:
+    """Every table's record (fallback actions included) replays under the rules to the same score."""
+    for r in results:
+        for t in r.tables:
+            state = replay(t.record)
+            assert state.outcome().score == t.outcome.score, (r.board, t.table)
+            assert [d.fault for d in t.decisions].count(None) == len(t.decisions) - len(t.faults)
+
+
+def ctrl_c() -> None:
+    """Send SIGINT to the main thread, as a terminal's Ctrl-C would (a real signal, so it
+    interrupts a blocking wait, unlike ``_thread.interrupt_main``)."""
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+
+def assert_no_leftovers(tmp_path: Path) -> None:
+    left = leftover_processes(tmp_path)
+    assert not left, "bot processes left behind:\n" + "\n".join(left)
+
+
+# ----------------------------------------------------------------- one fault
+FAULTS = [  # the bot, its arguments (it misbehaves from its nth asked decision of board 1), the fault
+    pytest.param("sleepy", ("--nth", "4", "--sleep", "1.5"), FaultKind.TIMEOUT, id="sleepy-timeout"),
+    pytest.param("crasher", ("--nth", "2"), FaultKind.CRASH, id="crasher-crash"),
+    pytest.param("illegal", ("--nth", "2"), FaultKind.ILLEGAL, id="illegal-unheld"),
+    pytest.param("illegal", ("--nth", "2", "--how", "held"), FaultKind.ILLEGAL, id="illegal-held"),
+    pytest.param("wrongkind", ("--nth", "2"), FaultKind.WRONG_KIND, id="wrongkind"),
+    pytest.param("empty", ("--nth", "2"), FaultKind.MALFORMED, id="empty-malformed"),
+    pytest.param("empty", ("--nth", "2", "--how", "badcard"), FaultKind.MALFORMED, id="badcard-malformed"),
+]
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize(("bot", "args", "kind"), FAULTS)
+def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch, bot, args, kind):
+    log = install_call_log(monkeypatch)
+    bad = entrant(tmp_path, bot, "--deals", "2", *args)  # deal 2 of each table: board 1
+    good = entrant(tmp_path, "random")
+    results = play(tmp_path, bad, good, 3, max_faults=100, on_board_pair=log.board_done)
+
+    assert [r.board for r in results] == [0, 1, 2]
+    faults = [f for r in results for f in r.faults]
+    assert faults, "the bot never misbehaved"
+    assert all((f.kind, f.entrant, f.board) == (kind, bad.key, 1) for f in faults), faults
+    assert all(seat_entrant(results[1], f.table, f.seat) == bad.key for f in faults)
+    assert [r.forfeit_a for r in results] == [False, True, False]
+    assert [r.forfeit_b for r in results] == [False, False, False]
+    assert_replays(results)  # the referee's fallbacks are legal and every board was scored
+    faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
+    assert len(faulty) == len(faults) and all(d.fault == kind for d in faulty)
+
+    if kind == FaultKind.ILLEGAL:  # the card answered: not held, or (--how held) held but not legal now
+        held_answers = 0
+        for r in results:
+            for t in r.tables:
+                state = DealState(t.record.ruleset, t.record.deck, t.record.dealer, pot=t.record.pot)
+                for d, (seat, action) in zip(t.decisions, t.record.actions):
+                    if d.fault:
+                        f = next(f for f in t.faults if f.seat == seat)
+                        answered = Card.parse(re.match(r"(\S+) is not a legal action", f.detail).group(1))
+                        hand = state.hand(seat)
+                        legal = {a.card for a in state.legal_actions()}
+                        assert answered not in legal, f.detail
+                        if answered in hand:
+                            held_answers += 1
+                        elif "held" in args:  # the bot had no held card to misplay
+                            assert set(hand) <= legal, f.detail
+                    state.apply(action)
+        assert (held_answers > 0) == ("held" in args)
+
+    # every call counted by the referee's client is a decision with a measured time
+    calls = log.decides_by_board(bad.key)
+    assert calls == {r.board: sum(d.ms > 0 for d in decisions_of(r, bad.key)) for r in results}
+    starts = len(log.starts(bad.key))
+    if kind in (FaultKind.TIMEOUT, FaultKind.CRASH):
+        # deadline works: the call ended close to it, not when the bot woke up
+        if kind == FaultKind.TIMEOUT:
+            assert all(DECISION_MS <= d.ms < DECISION_MS + 400 for d in faulty), [d.ms for d in faulty]
+        assert 4 < starts <= 4 + len(faults)  # a seat whose bot timed out or died gets a new process
+    else:
+        assert starts == 4  # a bad answer is no reason to restart the process
+    assert len(log.starts(good.key)) == 4
+    assert_no_leftovers(tmp_path)
+
+
+# ------------------------------------------------------------- max_faults
+@pytest.mark.guard(60)
+@pytest.mark.parametrize(("bot", "args", "kind"), [
+    pytest.param("sleepy", ("--sleep", "1.5"), FaultKind.TIMEOUT, id="sleepy"),
+    pytest.param("crasher", (), FaultKind.CRASH, id="crasher"),
+    pytest.param("illegal", (), FaultKind.ILLEGAL, id="illegal"),
+])
+def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind):
+    log = install_call_log(monkeypatch)
+    bad = entrant(tmp_path, bot, "--deals", "2", "--every", *args)  # every decision of board 1 on
+    good = entrant(tmp_path, "random")
+    results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done)
+
+    assert [len(r.faults) for r in results] == [0, 3, 0, 0]
+    assert all(f.kind == kind and f.entrant == bad.key for f in results[1].faults)
+    assert [r.forfeit_b for r in results] == [False, True, True, True]
+    assert [r.forfeit_a for r in results] == [False, False, False, False]
+    assert_replays(results)
+
+    calls = log.decides_by_board(bad.key)
+    assert calls[2] == calls[3] == 0, calls
+    assert calls == {r.board: sum(d.ms > 0 for d in decisions_of(r, bad.key)) for r in results}
+    assert log.decides_by_board(good.key)[3] > 0  # the other entrant is still asked
+    # after the third fault the forfeiting seats are played by the referee, never asked
+    board1 = decisions_of(results[1], bad.key)
+    third = [i for i, d in enumerate(board1) if d.fault][2]
+    assert all(d.ms == 0 and d.fault is None for d in board1[third + 1:])
+    assert all(d.ms == 0 and d.fault is None for r in results[2:] for d in decisions_of(r, bad.key))
+    # ...and never restarted
+    board_of_start, board = [], 0
+    for e in log.events:
+        if e[0] == "board":
+            board = e[1] + 1
+        elif e[0] in ("start", "start-failed") and e[1] == bad.key:
+            board_of_start.append(board)
+    assert max(board_of_start) <= 1
+    assert_no_leftovers(tmp_path)
+
+
+# ---------------------------------------------------------------- start-up
+@pytest.mark.guard(60)
+def test_a_bot_that_exits_at_start_up_is_a_start_fault(tmp_path, monkeypatch):
+    log = install_call_log(monkeypatch)
+    bad = entrant(tmp_path, "startfail")
+    good = entrant(tmp_path, "random")
+    results = play(tmp_path, bad, good, 2, max_faults=3, on_board_pair=log.board_done)
+
+    faults = [f for r in results for f in r.faults]
+    assert [f.kind for f in faults] == [FaultKind.START] * 3
+    assert all(f.entrant == bad.key and f.board == 0 for f in faults)
+    assert "status 3" in faults[0].detail and "giving up at start-up" in faults[0].detail
+    assert [r.forfeit_a for r in results] == [True, True]
+    assert [r.forfeit_b for r in results] == [False, False]
+    assert len(log.failed_starts(bad.key)) == 3 and not log.starts(bad.key)
+    assert not [e for e in log.events if e[0] == "decide" and e[1] == bad.key]
+    assert_replays(results)
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, monkeypatch):
+    log = install_call_log(monkeypatch)
+    bad = entrant(tmp_path, "startfail", "--how", "silent")
+    good = entrant(tmp_path, "random")
+    results = play(tmp_path, good, bad, 1, max_faults=2, startup_s=1.0)
+
+    faults = results[0].faults
+    assert [f.kind for f in faults] == [FaultKind.START] * 2
+    assert all("accepted no gRPC connection" in f.detail for f in faults)
+    assert results[0].forfeit_b and not results[0].forfeit_a
+    assert len(log.failed_starts(bad.key)) == 2
+    assert_no_leftovers(tmp_path)
+
+
+# ----------------------------------------------------------------- isolation
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("ruleset", ["classic", "two-player"])
+def test_every_seat_of_every_table_is_its_own_process(tmp_path, monkeypatch, ruleset):
+    log = install_call_log(monkeypatch)
+    out = tmp_path / "spy-out"
+    a = entrant(tmp_path, "spy", "--out", out, name="spyA")
+    b = entrant(tmp_path, "spy", "--out", out, name="spyB")
+    results = play(tmp_path, a, b, 3, ruleset=ruleset, on_board_pair=log.board_done)
+    seats = RULESETS[ruleset].seats
+    assert not [f for r in results for f in r.faults]
+
+    # the referee's view: one process per (table, seat), 2 × seats in all, none shared
+    starts = log.starts()
+    assert sorted((e[2], e[3]) for e in starts) == [(t, s) for t in (1, 2) for s in range(seats)]
+    pid_of = {(e[2], e[3]): e[4] for e in starts}
+    assert len(set(pid_of.values())) == 2 * seats
+    for table in (1, 2):
+        assert len({pid_of[(table, s)] for s in range(seats)}) == seats
+    assert not {pid_of[(1, s)] for s in range(seats)} & {pid_of[(2, s)] for s in range(seats)}
+    entrant_of = {(e[2], e[3]): e[1] for e in starts}  # partners: the same entrant, different processes
+    assert all(entrant_of[(t, s)] == seat_entrant(results[0], t, s) for t in (1, 2) for s in range(seats))
+    called = {e[2] for e in log.events if e[0] == "decide"}
+    assert called <= set(pid_of.values())
+
+    # the bots' view: each process reports its own pid, one seat, its own private folders
+    spies = read_spy_logs(out)
+    assert set(spies) == set(pid_of.values())
+    seat_of_pid = {pid: ts[1] for ts, pid in pid_of.items()}
+    for pid, spy in spies.items():
+        assert spy.ppid == os.getpid()  # started by the referee itself (the launcher execs the bot)
+        assert {r.observation.seat for r in spy.decides} == {seat_of_pid[pid]}
+        assert [s.seat for s in spy.starts] == [seat_of_pid[pid]]
+    for var in ("HOME", "TMPDIR", "BELOTE_BOT_LISTEN", "BELOTE_BOT_SEED"):
+        assert len({spy.env[var] for spy in spies.values()}) == 2 * seats, var
+    assert not any(Path(spy.env["HOME"]).exists() for spy in spies.values())  # removed after the match
+    assert_no_leftovers(tmp_path)
+
+
+# ----------------------------------------------------------------- interrupts
+@pytest.mark.guard(60)
+def test_a_keyboard_interrupt_from_on_board_pair_leaves_no_process(tmp_path, monkeypatch):
+    log = install_call_log(monkeypatch)
+    a = entrant(tmp_path, "random", name="randomA")
+    b = entrant(tmp_path, "random", name="randomB")
+
+    def stop(result):
+        log.board_done(result)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play(tmp_path, a, b, 5, on_board_pair=stop)
+    assert len(log.starts()) == 8 and [e for e in log.events if e[0] == "board"] == [("board", 0)]
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monkeypatch):
+    log = install_call_log(monkeypatch)
+    a = entrant(tmp_path, "sleepy", "--sleep", "60", "--deals", "1", "--nth", "1")
+    b = entrant(tmp_path, "random")
+    timer = threading.Timer(2.0, ctrl_c)  # Ctrl-C while the referee waits on the sleeper
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play(tmp_path, a, b, 2, decision_ms=30_000)
+    finally:
+        timer.cancel()
+    assert log.starts(a.key)
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_keyboard_interrupt_while_a_bot_starts_leaves_no_process(tmp_path, monkeypatch):
+    a = entrant(tmp_path, "startfail", "--how", "silent")  # listens, never answers: the referee waits
+    b = entrant(tmp_path, "random")
+    timer = threading.Timer(1.5, ctrl_c)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play(tmp_path, a, b, 1, startup_s=20.0)
+    finally:
+        timer.cancel()
+    assert_no_leftovers(tmp_path)
