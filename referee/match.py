@@ -168,7 +168,7 @@ class DuplicateMatch:
         self.tables[1].pot, self.tables[2].pot = pots
         self.faults = {a.key: 0, b.key: 0}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
-        self.deal_number = {1: 0, 2: 0}
+        self.deal_number = 0  # the current board's number + 1: stable when a match is resumed
 
     def __enter__(self) -> DuplicateMatch:
         return self
@@ -205,7 +205,7 @@ class DuplicateMatch:
         deck = board.deck if permutation == IDENTITY else relabel(board.deck, permutation)
         bm = self.tables[table]
         state = bm.new_deal(deck, board.dealer)
-        self.deal_number[table] += 1
+        self.deal_number = board.number + 1
         decisions: list[Decision] = []
         faults: list[Fault] = []
         ns = self.a if table == 1 else self.b
@@ -242,7 +242,7 @@ class DuplicateMatch:
         turned_suit = state.turned >> 3
         obs = observe(state, state.to_act)
         request = pb.DecideRequest(
-            observation=wire.observation_pb(obs, options=self.options, deal_number=self.deal_number[seat.table]),
+            observation=wire.observation_pb(obs, options=self.options, deal_number=self.deal_number),
             legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
             deadline_ms=self.config.decision_ms,
             time_bank_ms=int(seat.bank_ms),
