@@ -29,8 +29,15 @@ def test_unknown_tournament_for_ratings(tmp_path):
 
 
 def test_tournament_without_entrants(tmp_path):
-    r = cli("tournament", "run", "t", "--db", tmp_path / "a.duckdb")
-    refused(r, "0 entrant")
+    db = tmp_path / "a.duckdb"
+    r = cli("tournament", "run", "t", "--db", db)
+    refused(r, "give at least two bots")
+    r = cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--db", db)
+    refused(r, "give at least two bots")
+    r = cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "random", "--db", db)
+    refused(r, "the same bot is given twice")
+    r = cli("tournament", "list", "--db", db)  # nothing was created by the refused commands
+    assert r.exit_code == 0 and " t " not in r.stdout
 
 
 def test_bot_folder_without_manifest(tmp_path):
