@@ -144,6 +144,6 @@ CREATE TABLE IF NOT EXISTS faults (
     table_no INTEGER NOT NULL,
     seat     INTEGER NOT NULL,
     entrant  VARCHAR NOT NULL,              -- entrant key
-    kind     VARCHAR NOT NULL,              -- timeout | crash | connection | malformed | wrong-kind | illegal | start
+    kind     VARCHAR NOT NULL,              -- timeout | crash | connection | bot-error | malformed | wrong-kind | illegal | start
     detail   VARCHAR NOT NULL
 );

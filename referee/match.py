@@ -138,7 +138,13 @@ def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
         return FaultKind.CRASH, f"the bot process exited: {client.log_tail(200)}"
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
+    if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
+        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details()}"
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
+
+
+#: Faults after which the bot's process is stopped and started again for its next decision.
+_RESTART_AFTER = {FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.CONNECTION}
 
 
 class DuplicateMatch:
@@ -254,7 +260,8 @@ class DuplicateMatch:
         except grpc.RpcError as err:
             ms = (time.perf_counter() - t0) * 1000
             kind, detail = _fault_from_rpc(err, client)
-            seat.close()  # a bot that timed out may be stuck in its handler: restart it next time
+            if kind in _RESTART_AFTER:  # a bot that timed out may be stuck in its handler
+                seat.close()
             return None, ms, kind, detail
         ms = (time.perf_counter() - t0) * 1000
         if ms > self.config.decision_ms:

@@ -19,6 +19,7 @@ class FaultKind:
     TIMEOUT = "timeout"  # no answer within the deadline
     CRASH = "crash"  # the bot process exited
     CONNECTION = "connection"  # the call failed otherwise (connection lost, refused, gRPC error)
+    BOT_ERROR = "bot-error"  # the bot answered the call with an error status (INTERNAL, UNKNOWN)
     MALFORMED = "malformed"  # an empty or unreadable answer
     WRONG_KIND = "wrong-kind"  # an answer of another kind than the decision asked
     ILLEGAL = "illegal"  # a well-formed answer that is not among the legal actions

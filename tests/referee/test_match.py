@@ -76,6 +76,7 @@ FAULTS = [  # the bot, its arguments (it misbehaves from its nth asked decision 
     pytest.param("illegal", ("--nth", "2"), FaultKind.ILLEGAL, id="illegal-unheld"),
     pytest.param("illegal", ("--nth", "2", "--how", "held"), FaultKind.ILLEGAL, id="illegal-held"),
     pytest.param("wrongkind", ("--nth", "2"), FaultKind.WRONG_KIND, id="wrongkind"),
+    pytest.param("raiser", ("--nth", "2"), FaultKind.BOT_ERROR, id="raiser-bot-error"),
     pytest.param("empty", ("--nth", "2"), FaultKind.MALFORMED, id="empty-malformed"),
     pytest.param("empty", ("--nth", "2", "--how", "badcard"), FaultKind.MALFORMED, id="badcard-malformed"),
 ]
