@@ -230,6 +230,7 @@ def tournament_run(
     from .store import StoreError
     from .submit import SubmitError, submit
 
+    from referee.botproc import Limits, sandbox_report
     from referee.manifest import load_manifest
 
     store = open_store(db)
@@ -264,6 +265,7 @@ def tournament_run(
         t = store.get_tournament(name)
         console.print(f"tournament [bold]{name}[/]: {t.ruleset}, seed {t.seed}, {t.boards_per_pair} boards "
                       f"per pair, entrants: {', '.join(t.entrants) or 'none'}")
+        console.print(sandbox_report(Limits()), style="dim", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,

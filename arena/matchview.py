@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.botproc import sandbox_report
 from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
@@ -32,6 +33,7 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int, ruleset: Ruleset,
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms,
                          max_faults=max_faults, seed=seed)
     board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
+    console.print(sandbox_report(config.limits), style="dim", highlight=False)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("boards"),
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),

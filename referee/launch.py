@@ -1,23 +1,124 @@
 """The exec wrapper every bot process is started through (RULES.md §8 seat isolation;
 FIELD-NOTES "apply limits in a small exec wrapper, not in preexec_fn").
 
-``python -m referee.launch [--cpu S] [--memory MIB] [--nproc N] [--fsize MIB] -- COMMAND...``
+``python -m referee.launch [--cpu S] [--memory MIB] [--nproc N] [--fsize MIB] [--isolate] -- COMMAND...``
 
-It asks the kernel to kill the bot when the referee dies (``PR_SET_PDEATHSIG``),
-applies the resource limits given, then replaces itself with ``COMMAND``.
-Limits a value of 0 leaves unset.
+1. Asks the kernel to kill it when the referee dies (``PR_SET_PDEATHSIG``).
+2. Applies the resource limits given (0 leaves a limit unset): CPU seconds,
+   address space (MiB), processes, largest file written (MiB).
+3. With ``--isolate``, where the kernel allows it: a new **network namespace**
+   (no network at all; the bot still serves on its Unix socket file) and a new
+   **PID namespace** (every process the bot starts, even one that calls
+   ``setsid()``, dies with it).  Root gets them directly; other users through
+   a user namespace mapping them to root inside it.  Then it forks: the child
+   (PID 1 of the new namespace) runs ``COMMAND`` and this process forwards
+   SIGTERM/SIGINT to it and exits with its status.  What could not be had is
+   reported on stderr (the bot's log) and by ``--probe``.
+4. Without ``--isolate`` (or when nothing could be had) it replaces itself with ``COMMAND``.
+
+``python -m referee.launch --probe`` prints what this machine enforces, as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import json
 import os
 import resource
 import signal
 import sys
 
 PR_SET_PDEATHSIG = 1
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+_libc = None
+
+
+def _lib():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def die_with_parent() -> None:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills us when our parent dies."""
+    try:
+        _lib().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the referee still kills the process group
+        pass
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def unshare_namespaces() -> dict[str, bool]:
+    """Enter new network and PID namespaces if the kernel lets us; say which we got."""
+    got = {"network": False, "pid": False}
+    try:
+        libc = _lib()
+    except OSError:
+        return got
+    flags = CLONE_NEWNET | CLONE_NEWPID
+    if os.geteuid() != 0:
+        uid, gid = os.geteuid(), os.getegid()
+        if libc.unshare(CLONE_NEWUSER) != 0:
+            return got
+        try:
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"0 {uid} 1")
+            _write("/proc/self/gid_map", f"0 {gid} 1")
+        except OSError:
+            return got
+    if libc.unshare(flags) == 0:
+        return {"network": True, "pid": True}
+    if libc.unshare(CLONE_NEWNET) == 0:
+        got["network"] = True
+    if libc.unshare(CLONE_NEWPID) == 0:
+        got["pid"] = True
+    return got
+
+
+def _run_in_namespace(command: list[str]) -> None:
+    """Fork: the child (PID 1 of the new PID namespace) execs ``command``; we relay signals."""
+    pid = os.fork()
+    if pid == 0:
+        die_with_parent()
+        _exec(command)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda s, _f: os.kill(pid, s))
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            status = 0
+            break
+    sys.exit(os.waitstatus_to_exitcode(status) if status >= 0 else 1)
+
+
+def _exec(command: list[str]) -> None:
+    try:
+        os.execvp(command[0], command)
+    except OSError as e:
+        print(f"referee.launch: cannot start {command[0]!r}: {e.strerror}", file=sys.stderr)
+        os._exit(127)
+
+
+def probe() -> dict[str, bool]:
+    """What isolation this machine gives a bot (run in a throwaway child process)."""
+    pid = os.fork()
+    if pid == 0:
+        got = unshare_namespaces()
+        os.write(1, (json.dumps(got) + "\n").encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return {}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -26,16 +127,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--memory", type=int, default=0, help="address space, MiB (RLIMIT_AS)")
     p.add_argument("--nproc", type=int, default=0, help="processes/threads of the user (RLIMIT_NPROC)")
     p.add_argument("--fsize", type=int, default=0, help="largest file written, MiB (RLIMIT_FSIZE)")
+    p.add_argument("--isolate", action="store_true", help="new network and PID namespaces where possible")
+    p.add_argument("--probe", action="store_true", help="print what isolation this machine allows, as JSON")
     p.add_argument("command", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
+    if args.probe:
+        sys.stdout.flush()
+        probe()
+        return
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         p.error("no command given")
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the referee still kills the process group
-        pass
+    die_with_parent()
     for limit, value in (
         (resource.RLIMIT_CPU, args.cpu),
         (resource.RLIMIT_AS, args.memory * 1024 * 1024),
@@ -45,11 +148,15 @@ def main(argv: list[str] | None = None) -> None:
         if value:
             hard = value + 1 if limit == resource.RLIMIT_CPU else value
             resource.setrlimit(limit, (value, hard))
-    try:
-        os.execvp(command[0], command)
-    except OSError as e:
-        print(f"referee.launch: cannot start {command[0]!r}: {e.strerror}", file=sys.stderr)
-        sys.exit(127)
+    if args.isolate:
+        got = unshare_namespaces()
+        missing = [k for k, v in got.items() if not v]
+        if missing:
+            print(f"referee.launch: sandbox without {' and '.join(missing)} namespace(s): not allowed here",
+                  file=sys.stderr)
+        if got["pid"]:
+            _run_in_namespace(command)
+    _exec(command)
 
 
 if __name__ == "__main__":

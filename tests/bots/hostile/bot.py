@@ -1,0 +1,61 @@
+"""Test bot 'hostile': on its first decision it tries to escape, then plays at random.
+
+``python bot.py --out DIR --port P`` (tests/bots/README.md):
+- opens a TCP connection to 127.0.0.1:P (the test listens there);
+- starts a child process in a session of its own (``setsid``) that would outlive it;
+- writes a file outside its working folder (into ``DIR``, given by the test).
+It records each attempt's result in ``DIR/hostile-<token>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from sample_bots.sdk import Bot, pb, serve
+
+
+class HostileBot(Bot):
+    def __init__(self, out: Path, port: int):
+        super().__init__()
+        self.out, self.port, self.done = out, port, False
+        self.token = uuid.uuid4().hex  # pids repeat across PID namespaces (each bot is PID 1 in its own)
+
+    def escape(self) -> dict:
+        report: dict = {"pid": os.getpid()}
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            report["network"] = "connected"
+        except OSError as e:
+            report["network"] = f"refused: {e.strerror or e}"
+        # the child's command line carries the out folder, so the test can look for it afterwards
+        child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(300)  # {self.out}"],
+                                 start_new_session=True)
+        report["child"] = child.pid
+        try:
+            (self.out / f"outside-{self.token}.txt").write_text("written outside the working folder")
+            report["write_outside"] = "written"
+        except OSError as e:
+            report["write_outside"] = f"refused: {e.strerror}"
+        return report
+
+    def decide(self, request: pb.DecideRequest) -> pb.Action:
+        if not self.done:
+            self.done = True
+            report = self.escape()
+            (self.out / f"hostile-{self.token}.json").write_text(json.dumps(report))
+        return self.rng.choice(request.legal_actions)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--port", type=int, required=True)
+    args, rest = p.parse_known_args()
+    raise SystemExit(serve(HostileBot(args.out, args.port), rest))
