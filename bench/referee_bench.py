@@ -5,9 +5,10 @@ Run: ``python bench/referee_bench.py [--boards N] [--calls N] [--ruleset R] [--p
 In one run, on the same machine:
 
 1. **Referee.** A duplicate match of ``sample_bots/random`` against itself
-   (8 bot processes, real gRPC over Unix sockets, the default 1 s deadline).
+   (8 bot processes, real gRPC over Unix sockets, the default 1 s deadline),
+   decisions over each process's ``DecideStream`` (the referee's default).
    One warm-up board starts every process; the next ``--boards`` boards are
-   timed. Measured: wall time of ``DuplicateMatch.play_board`` (everything the
+   timed. Then the same again with unary ``Decide`` calls, for comparison. Measured: wall time of ``DuplicateMatch.play_board`` (everything the
    referee does: engine, observations, protocol conversion, validation, records,
    and the calls) divided by the number of bot calls (decisions with one legal
    action are played by the referee without a call and are not counted as
@@ -24,14 +25,16 @@ In one run, on the same machine:
    client uses the referee's channel options and a deadline on every call.
    Timed twice: always the same server (the best case), and round-robin over 4
    servers, as a table's 4 seats are 4 processes (RULES.md §8 seat isolation):
-   a process woken in turn answers more slowly than one kept busy.
+   a process woken in turn answers more slowly than one kept busy. And the same
+   two again over one bidirectional stream per server (a message each way per
+   round trip, requests fed through a queue as the referee feeds them).
 
 4. **Bots without the referee.** The match's own ``DecideRequest`` messages sent
    in turn to 4 ``sample_bots/random`` processes started as the referee starts
    them: the bot side's cost (protobuf, the SDK's server, ``decide``) over the echo.
 
 The figure of merit is **referee wall time per call ÷ echo round trip** (target
-≤ 1.3×), printed against both echoes. All times are wall-clock means unless
+≤ 1.3×), printed against the unary and the streaming echoes. All times are wall-clock means unless
 marked CPU; the machine's other load shows in every figure, so compare figures
 of one run. With ``--profile`` the timed boards run under cProfile and the hot
 spots are printed.
@@ -44,6 +47,7 @@ import cProfile
 import io
 import os
 import pstats
+import queue
 import random
 import statistics
 import subprocess
@@ -74,8 +78,15 @@ def echo_server(socket_path: str, reply_bytes: int) -> None:
     from concurrent import futures
 
     reply = b"\x0a" * reply_bytes
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Call": grpc.unary_unary_rpc_method_handler(lambda request, context: reply)})
+
+    def stream(requests, context):
+        for _ in requests:
+            yield reply
+
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {
+        "Call": grpc.unary_unary_rpc_method_handler(lambda request, context: reply),
+        "Stream": grpc.stream_stream_rpc_method_handler(stream),
+    })
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port(f"unix:{socket_path}")
@@ -84,9 +95,35 @@ def echo_server(socket_path: str, reply_bytes: int) -> None:
     server.wait_for_termination()
 
 
-def time_echo(request_bytes: int, reply_bytes: int, calls: int, servers: int) -> tuple[list[float], float]:
-    """Round trips (ms) and client CPU ms per call of ``calls`` unary calls, round-robin over
-    ``servers`` echo processes."""
+ECHO_STREAM_METHOD = "/bench.Echo/Stream"
+_END = object()
+
+
+class _EchoStream:
+    """One bidirectional echo stream, driven as :class:`referee.botproc.BotClient` drives
+    ``DecideStream``: requests through a queue, answers read with ``next()``."""
+
+    def __init__(self, channel: grpc.Channel):
+        self.requests: queue.SimpleQueue = queue.SimpleQueue()
+        self.call = channel.stream_stream(ECHO_STREAM_METHOD)(self._iterate())
+
+    def _iterate(self):
+        while (item := self.requests.get()) is not _END:
+            yield item
+
+    def __call__(self, payload: bytes, timeout: float) -> bytes:
+        self.requests.put(payload)
+        return next(self.call)
+
+    def close(self) -> None:
+        self.requests.put(_END)
+        self.call.cancel()
+
+
+def time_echo(request_bytes: int, reply_bytes: int, calls: int, servers: int,
+              stream: bool = False) -> tuple[list[float], float]:
+    """Round trips (ms) and client CPU ms per call of ``calls`` unary calls (``stream``: messages
+    on one bidirectional stream per server), round-robin over ``servers`` echo processes."""
     folder = Path(tempfile.mkdtemp(prefix="belote-bench-"))
     socks = [folder / f"echo{i}.sock" for i in range(servers)]
     procs = [subprocess.Popen([sys.executable, __file__, "--echo-server", str(s), "--reply-bytes", str(reply_bytes)],
@@ -101,7 +138,10 @@ def time_echo(request_bytes: int, reply_bytes: int, calls: int, servers: int) ->
         channels = [grpc.insecure_channel(f"unix://{s}", options=_CHANNEL_OPTIONS) for s in socks]
         for ch in channels:
             grpc.channel_ready_future(ch).result(timeout=10)
-        stubs = [ch.unary_unary(ECHO_METHOD) for ch in channels]
+        if stream:
+            stubs = streams = [_EchoStream(ch) for ch in channels]
+        else:
+            stubs, streams = [ch.unary_unary(ECHO_METHOD) for ch in channels], []
         payload = b"\x0a" * request_bytes
         for i in range(200 * servers):  # warm-up
             stubs[i % servers](payload, timeout=1.0)
@@ -112,7 +152,10 @@ def time_echo(request_bytes: int, reply_bytes: int, calls: int, servers: int) ->
             t0 = time.perf_counter()
             call(payload, timeout=1.0)
             out.append((time.perf_counter() - t0) * 1000)
-        return out, (time.process_time() - c0) * 1000 / calls
+        cpu = (time.process_time() - c0) * 1000 / calls
+        for s in streams:
+            s.close()
+        return out, cpu
     finally:
         for ch in channels:
             ch.close()
@@ -194,8 +237,9 @@ def time_referee_alone(ruleset: str, boards: int) -> tuple[float, float, int]:
 
 
 # --------------------------------------------------------------- referee
-def time_referee(ruleset: str, boards: int, profile: bool):
-    """Play 1 + ``boards`` boards of random vs random; return the measurements of the timed boards."""
+def time_referee(ruleset: str, boards: int, profile: bool, stream: bool = True):
+    """Play 1 + ``boards`` boards of random vs random (decisions over ``DecideStream``, else
+    unary ``Decide``); return the measurements of the timed boards."""
     manifest = load_manifest(ROOT / "sample_bots" / "random")
     a = Entrant(key=f"{manifest.key}#A", manifest=manifest)
     b = Entrant(key=f"{manifest.key}#B", manifest=manifest)
@@ -212,6 +256,7 @@ def time_referee(ruleset: str, boards: int, profile: bool):
         return response
 
     BotClient.decide = measured_decide
+    BotClient.stream_decisions = stream
     profiler = cProfile.Profile() if profile else None
     try:
         with DuplicateMatch("bench", a, b, MatchConfig(ruleset=rs, seed=1), board_count=boards + 1) as match:
@@ -229,6 +274,7 @@ def time_referee(ruleset: str, boards: int, profile: bool):
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         BotClient.decide = decide
+        BotClient.stream_decisions = True
     decisions = [d for r in results for t in r.tables for d in t.decisions]
     in_calls = [d.ms for d in decisions if d.ms > 0]
     assert len(in_calls) == len(sizes), "every call has a measured time"
@@ -250,20 +296,27 @@ def main() -> None:
         return
 
     wall, cpu, n_decisions, in_calls, sizes, requests, profiler = time_referee(args.ruleset, args.boards, args.profile)
+    u_wall, u_cpu, _, u_in_calls, _, _, _ = time_referee(args.ruleset, args.boards, False, stream=False)
     n_calls = len(in_calls)
     req_bytes = int(statistics.median(s[0] for s in sizes))
     resp_bytes = int(statistics.median(s[1] for s in sizes))
     alone_wall, alone_cpu, alone_calls = time_referee_alone(args.ruleset, args.boards)
     echo1, echo1_cpu = time_echo(req_bytes, resp_bytes, args.calls, 1)
     echo4, echo4_cpu = time_echo(req_bytes, resp_bytes, args.calls, 4)
+    secho1, secho1_cpu = time_echo(req_bytes, resp_bytes, args.calls, 1, stream=True)
+    secho4, secho4_cpu = time_echo(req_bytes, resp_bytes, args.calls, 4, stream=True)
     bots, bots_cpu = time_bots(requests, args.calls, args.ruleset)
 
     per_call = wall * 1000 / n_calls
     inside = statistics.fmean(in_calls)
     alone = alone_cpu * 1000 / alone_calls
     e1, e4 = statistics.fmean(echo1), statistics.fmean(echo4)
+    s1, s4 = statistics.fmean(secho1), statistics.fmean(secho4)
+    u_per_call = u_wall * 1000 / len(u_in_calls)
+    u_inside = statistics.fmean(u_in_calls)
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, grpcio {grpc.__version__}")
-    print(f"referee: {args.ruleset}, random vs random, {args.boards} boards after a warm-up board, "
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"referee over DecideStream: {args.ruleset}, random vs random, {args.boards} boards after a warm-up board, "
           f"{'under cProfile, ' if profiler else ''}{wall:.2f} s")
     print(f"  {n_decisions} decisions ({n_decisions / wall:,.0f}/s), {n_calls} bot calls ({n_calls / wall:,.0f}/s); "
           f"DecideRequest median {req_bytes} B (max {max(s[0] for s in sizes)} B), DecideResponse {resp_bytes} B")
@@ -271,24 +324,35 @@ def main() -> None:
     print(f"  inside the call (round trip)    {inside:.3f} ms mean, {statistics.median(in_calls):.3f} ms p50")
     print(f"  referee's own work per call     {per_call - inside:.3f} ms (wall − time inside calls)")
     print(f"  referee process CPU per call    {cpu * 1000 / n_calls:.3f} ms (its gRPC client included)")
+    print(f"referee over unary Decide, the same {args.boards} boards: {u_wall:.2f} s, {len(u_in_calls)} bot calls")
+    print(f"  wall time per call              {u_per_call:.3f} ms")
+    print(f"  inside the call (round trip)    {u_inside:.3f} ms mean, {statistics.median(u_in_calls):.3f} ms p50")
+    print(f"  referee process CPU per call    {u_cpu * 1000 / len(u_in_calls):.3f} ms")
     print(f"referee without gRPC (in-process stub bots), {args.boards} boards: "
           f"{alone_calls} calls in {alone_wall:.2f} s")
     print(f"  referee's own work per call     {alone:.3f} ms CPU ({alone_calls / alone_wall:,.0f} calls/s)")
     print(f"bare gRPC unary echo ({req_bytes} B → {resp_bytes} B, separate processes, Unix sockets), "
           f"{args.calls} calls each:")
-    for name, echo, ccpu in (("1 server", echo1, echo1_cpu), ("4 servers in turn", echo4, echo4_cpu)):
+    for name, echo, ccpu in (("1 server", echo1, echo1_cpu), ("4 servers in turn", echo4, echo4_cpu),
+                             ("stream, 1 server", secho1, secho1_cpu), ("stream, 4 in turn", secho4, secho4_cpu)):
+        if name == "stream, 1 server":
+            print(f"bare gRPC streaming echo (one bidirectional stream per server, same sizes), {args.calls} calls each:")
         print(f"  {name:<18}  round trip {statistics.fmean(echo):.3f} ms mean, {statistics.median(echo):.3f} ms p50 "
               f"({1000 / statistics.fmean(echo):,.0f} calls/s), client CPU {ccpu:.3f} ms/call")
-    print(f"4 random bots in turn, the match's own DecideRequests, no referee, {args.calls} calls:")
+    print(f"4 random bots in turn over DecideStream, the match's own DecideRequests, no referee, {args.calls} calls:")
     print(f"  round trip {statistics.fmean(bots):.3f} ms mean, {statistics.median(bots):.3f} ms p50, "
           f"client CPU {bots_cpu:.3f} ms/call")
     print("ratios (means), target ≤ 1.3×:")
-    print(f"  referee wall per call / echo, 1 server:          {per_call / e1:.2f}×")
-    print(f"  referee wall per call / echo, 4 servers in turn: {per_call / e4:.2f}×")
-    print(f"  time inside a call / echo, 4 servers in turn:    {inside / e4:.2f}×")
-    print(f"  4 bots in turn / echo, 4 servers in turn:        {statistics.fmean(bots) / e4:.2f}×  "
+    print(f"  referee (stream) wall per call / unary echo, 1 server:           {per_call / e1:.2f}×")
+    print(f"  referee (stream) wall per call / unary echo, 4 servers in turn:  {per_call / e4:.2f}×")
+    print(f"  referee (stream) wall per call / stream echo, 1 server:          {per_call / s1:.2f}×")
+    print(f"  referee (stream) wall per call / stream echo, 4 servers in turn: {per_call / s4:.2f}×")
+    print(f"  referee (unary) wall per call / unary echo, 4 servers in turn:   {u_per_call / e4:.2f}×")
+    print(f"  referee (unary) / referee (stream), wall per call:               {u_per_call / per_call:.2f}×")
+    print(f"  time inside a call (stream) / stream echo, 4 servers in turn:    {inside / s4:.2f}×")
+    print(f"  4 bots in turn (stream) / stream echo, 4 servers in turn:        {statistics.fmean(bots) / s4:.2f}×  "
           "(the bot side: protobuf, SDK, decide)")
-    print(f"  referee's own work (no gRPC) / echo, 1 server:   {alone / e1:.2f}×")
+    print(f"  referee's own work (no gRPC) / unary echo, 1 server:             {alone / e1:.2f}×")
     if profiler:
         s = io.StringIO()
         stats = pstats.Stats(profiler, stream=s)

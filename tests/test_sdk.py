@@ -283,6 +283,27 @@ def test_exception_in_decide_is_internal_and_server_survives(echo_server) -> Non
     assert stub.Decide(req, timeout=5).action.play.card == card("JH")
 
 
+def test_decide_stream_answers_each_request_in_order(echo_server) -> None:
+    _, stub = echo_server
+    reqs = [request(observation(hand="JH 7S"), [a, b]) for a, b in (("play JH", "play 7S"), ("play 7S", "play JH"))]
+    responses = list(stub.DecideStream(iter(pb.DecideStreamRequest(request=r) for r in reqs * 3), timeout=5))
+    assert [m.response.action for m in responses] == [r.legal_actions[0] for r in reqs * 3]
+
+
+def test_exception_in_decide_aborts_the_stream_with_internal(echo_server) -> None:
+    _, stub = echo_server
+    good = request(observation(hand="JH"), ["play JH"])
+    messages = [pb.DecideStreamRequest(request=r) for r in (good, pb.DecideRequest(), good)]
+    call = stub.DecideStream(iter(messages), timeout=5)
+    assert next(call).response.action == good.legal_actions[0]
+    with pytest.raises(grpc.RpcError) as err:
+        next(call)  # no legal action: IndexError in decide()
+    assert err.value.code() == grpc.StatusCode.INTERNAL
+    assert "IndexError" in err.value.details()
+    again = stub.DecideStream(iter([pb.DecideStreamRequest(request=good)]), timeout=5)
+    assert [m.response.action for m in again] == [good.legal_actions[0]]
+
+
 def test_oversized_request_is_refused(echo_server) -> None:
     _, stub = echo_server
     big = pb.DecideRequest(observation=pb.Observation(ruleset="x" * (2 << 20)))

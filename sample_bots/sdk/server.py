@@ -7,7 +7,8 @@ The one place of the SDK that imports ``grpc``. A bot process:
    ``host:port`` (``127.0.0.1:0`` picks a free port);
 2. reads its RNG seed from ``--seed N`` or ``BELOTE_BOT_SEED`` (default 0) into
    ``bot.rng``;
-3. serves ``belote.bot.v1.BotService`` and prints one line
+3. serves ``belote.bot.v1.BotService`` (decisions both as unary ``Decide``
+   and over the ``DecideStream`` stream) and prints one line
    ``BELOTE-BOT READY <address>`` to stdout once listening, where ``<address>``
    is a gRPC target to dial (``unix:/abs/path`` or ``127.0.0.1:54321``);
 4. on SIGTERM or SIGINT stops within a grace of 1 s and exits with status 0.
@@ -23,7 +24,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,17 @@ class _Servicer(bot_pb2_grpc.BotServiceServicer):
         return pb.EndMatchResponse()
 
     def Decide(self, request: pb.DecideRequest, context: grpc.ServicerContext) -> pb.DecideResponse:
+        return self._decide(request, context)
+
+    def DecideStream(
+        self, request_iterator: Iterator[pb.DecideStreamRequest], context: grpc.ServicerContext
+    ) -> Iterator[pb.DecideStreamResponse]:
+        # One answer per request, in order, through Decide's own path: an exception
+        # in a hook aborts the whole stream with INTERNAL (the referee opens a new one).
+        for message in request_iterator:
+            yield pb.DecideStreamResponse(response=self._decide(message.request, context))
+
+    def _decide(self, request: pb.DecideRequest, context: grpc.ServicerContext) -> pb.DecideResponse:
         deal = request.observation.deal_number
         if deal != self._bot.deal_number:
             self._bot.deal_number = deal

@@ -384,3 +384,15 @@ class DecideResponse(_message.Message):
     ACTION_FIELD_NUMBER: _ClassVar[int]
     action: Action
     def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class DecideStreamRequest(_message.Message):
+    __slots__ = ("request",)
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    request: DecideRequest
+    def __init__(self, request: _Optional[_Union[DecideRequest, _Mapping]] = ...) -> None: ...
+
+class DecideStreamResponse(_message.Message):
+    __slots__ = ("response",)
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    response: DecideResponse
+    def __init__(self, response: _Optional[_Union[DecideResponse, _Mapping]] = ...) -> None: ...

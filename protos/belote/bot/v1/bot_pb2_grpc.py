@@ -56,6 +56,11 @@ class BotServiceStub:
                 request_serializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideRequest.SerializeToString,
                 response_deserializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideResponse.FromString,
                 _registered_method=True)
+        self.DecideStream = channel.stream_stream(
+                '/belote.bot.v1.BotService/DecideStream',
+                request_serializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamRequest.SerializeToString,
+                response_deserializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamResponse.FromString,
+                _registered_method=True)
 
 
 class BotServiceServicer:
@@ -91,6 +96,21 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DecideStream(self, request_iterator, context):
+        """Decide over one long-lived bidirectional stream, a faster transport for the
+        same decisions. The referee opens one stream per bot process and sends one
+        request at a time; the bot answers each, in order, with exactly one
+        response before the next request comes. Each request has the semantics,
+        deadline (deadline_ms + time_bank_ms from sending) and validation of a
+        Decide call. A late answer cancels the stream (and the bot is restarted);
+        an error status ends the stream and counts as a fault for the decision in
+        flight. A bot may implement only Decide: when this RPC answers
+        UNIMPLEMENTED the referee falls back to Decide for that process.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BotServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +133,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.Decide,
                     request_deserializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideRequest.FromString,
                     response_serializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideResponse.SerializeToString,
+            ),
+            'DecideStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.DecideStream,
+                    request_deserializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamRequest.FromString,
+                    response_serializer=belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +250,33 @@ class BotService:
             '/belote.bot.v1.BotService/Decide',
             belote_dot_bot_dot_v1_dot_bot__pb2.DecideRequest.SerializeToString,
             belote_dot_bot_dot_v1_dot_bot__pb2.DecideResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DecideStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/belote.bot.v1.BotService/DecideStream',
+            belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamRequest.SerializeToString,
+            belote_dot_bot_dot_v1_dot_bot__pb2.DecideStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

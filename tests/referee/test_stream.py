@@ -1,0 +1,94 @@
+"""Decisions over ``DecideStream`` (one stream per bot process) and the unary fallback.
+
+The fault tests of test_match.py play every fault bot through the stream (the
+SDK serves it); here: a bot serving only unary ``Decide`` still plays, over
+unary calls, and a late answer on the stream is a timeout fault that ends the
+stream, restarts the process and lets the match go on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+import pytest
+
+from belote.bot.v1 import bot_pb2 as pb
+from referee.botproc import BotClient
+from referee.records import FaultKind
+
+from referee.manifest import load_manifest
+from tests.bot_requests import observation, request
+
+from .botkit import bot_folder, entrant
+from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
+
+
+def _record_transport(monkeypatch) -> list[tuple[str, bool | None]]:
+    """Patch ``BotClient.decide`` to record (bot name, whether its stream works) after each decision."""
+    seen: list[tuple[str, bool | None]] = []
+    decide = BotClient.decide
+
+    def recorded(self, req, timeout_s):
+        try:
+            return decide(self, req, timeout_s)
+        finally:
+            seen.append((self.name, self._stream_works))
+
+    monkeypatch.setattr(BotClient, "decide", recorded)
+    return seen
+
+
+@pytest.mark.guard(60)
+def test_a_bot_serving_only_unary_decide_plays_over_unary(tmp_path, monkeypatch):
+    seen = _record_transport(monkeypatch)
+    unary = entrant(tmp_path, "empty", "--deals", "999")  # its own servicer, no DecideStream; never misbehaves
+    streaming = entrant(tmp_path, "random")
+    results = play(tmp_path, unary, streaming, 2)
+
+    assert not [f for r in results for f in r.faults]
+    assert_replays(results)
+    assert sum(d.ms > 0 for r in results for d in decisions_of(r, unary.key)) > 10  # it was asked
+    assert {w for name, w in seen if name == unary.key} == {False}  # UNIMPLEMENTED on open: unary from then on
+    assert {w for name, w in seen if name == streaming.key} == {True}
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_late_answer_on_the_stream_is_a_timeout_and_the_match_goes_on(tmp_path, monkeypatch):
+    seen = _record_transport(monkeypatch)
+    bad = entrant(tmp_path, "sleepy", "--deals", "2", "--nth", "3", "--sleep", "1.5")
+    good = entrant(tmp_path, "random")
+    results = play(tmp_path, bad, good, 3, max_faults=100)
+
+    faults = [f for r in results for f in r.faults]
+    assert faults and all((f.kind, f.entrant, f.board) == (FaultKind.TIMEOUT, bad.key, 1) for f in faults)
+    faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
+    assert all(250 <= d.ms < 650 for d in faulty), [d.ms for d in faulty]
+    assert_replays(results)
+    assert {w for name, w in seen if name == bad.key} == {True}  # over the stream, before and after restarts
+    assert sum(d.ms > 0 for d in decisions_of(results[2], bad.key)) > 0  # still asked after the restarts
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_stream_timeout_error_and_close_joins_the_watchdog(tmp_path):
+    client = BotClient(load_manifest(bot_folder(tmp_path, "sleepy", "--nth", "2", "--sleep", "5")))
+    try:
+        client.start()
+        client.start_match(pb.StartMatchRequest(match_id="m", ruleset="classic", seat=0))
+        req = request(observation(hand="JH 7S"), ["play JH", "play 7S"])
+        assert client.decide(req, 1.0).action in req.legal_actions
+        t0 = time.perf_counter()
+        with pytest.raises(grpc.RpcError) as err:
+            client.decide(req, 0.2)
+        took = time.perf_counter() - t0
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert 0.2 <= took < 0.5, took
+        assert client._stream is None  # the stream was cancelled with the decision
+    finally:
+        client.close()
+    assert client._watchdog is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("decide-watchdog")]
+    assert_no_leftovers(tmp_path)
