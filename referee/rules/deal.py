@@ -516,12 +516,12 @@ class DealState:
         suit = card >> 3
         rebelote = False
         bel = self.belote_suits[seat]
-        if bel and bel >> suit & 1 and (card & 7) in (Rank.KING, Rank.QUEEN):
+        if bel and bel >> suit & 1 and _KQ >> (card & 7) & 1:
             self.belote_suits[seat] = bel & ~(1 << suit)
             if action.belote:
                 self.belotes.append((seat, Suit(suit)))
                 self._belote_open |= 1 << suit
-        elif self._belote_open >> suit & 1 and (card & 7) in (Rank.KING, Rank.QUEEN):
+        elif self._belote_open >> suit & 1 and _KQ >> (card & 7) & 1:
             rebelote = True
             self._belote_open &= ~(1 << suit)
         self.plays.append((seat, card, action.belote, rebelote))
