@@ -20,12 +20,37 @@ from pathlib import Path
 from sample_bots.sdk import Bot, pb, serve
 
 
+def host_pid() -> int:
+    """This process's pid as the machine sees it: in the referee's PID namespace sandbox
+    ``os.getpid()`` is 1 in every bot, but ``/proc`` is the host's, so ``/proc/self`` names the real one."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def started_pid() -> int:
+    """The pid of the process the referee started for this bot: the bot itself, or, when the
+    sandbox runs it as PID 1 of a new PID namespace, its parent (the referee.launch wrapper)."""
+    return host_ppid() if os.getpid() == 1 else host_pid()
+
+
+def host_ppid(pid: int | None = None) -> int:
+    """The parent's pid of ``pid`` (default: this process) as the machine sees it
+    (field 4 of ``/proc/PID/stat``)."""
+    try:
+        with open(f"/proc/{pid or host_pid()}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return os.getppid()
+
+
 class SpyBot(Bot):
     def __init__(self, out: Path):
         super().__init__()
         out.mkdir(parents=True, exist_ok=True)
-        self.file = open(out / f"{os.getpid()}.jsonl", "a", encoding="utf-8")
-        self.write({"pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "env": dict(os.environ),
+        self.file = open(out / f"{started_pid()}.jsonl", "a", encoding="utf-8")
+        self.write({"pid": started_pid(), "ppid": host_ppid(started_pid()), "cwd": os.getcwd(), "env": dict(os.environ),
                     "argv": sys.argv})
 
     def write(self, line: dict) -> None:
@@ -33,7 +58,7 @@ class SpyBot(Bot):
         self.file.flush()
 
     def log(self, call: str, msg) -> None:
-        self.write({"call": call, "pid": os.getpid(), "msg": base64.b64encode(msg.SerializeToString()).decode()})
+        self.write({"call": call, "pid": started_pid(), "msg": base64.b64encode(msg.SerializeToString()).decode()})
 
     def on_start_match(self, request: pb.StartMatchRequest) -> None:
         self.log("start", request)
