@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,6 +26,10 @@ from referee.rules import Ruleset, make_board
 
 from .schedule import missing, schedule, suit_permutation
 from .store import Store, match_id
+
+
+#: Finished board pairs are written together at most this often, seconds (each batch one transaction).
+FLUSH_S = 0.5
 
 
 class TournamentError(ValueError):
@@ -129,22 +134,27 @@ def run(
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
     futures = [pool.submit(play, pair, bs) for pair, bs in matches.items()]
     done_count = summary.already
+    batch: list[tuple[str, BoardPairResult]] = []
+    last_write = time.monotonic()
     try:
         while True:
             try:
-                batch = [results.get(timeout=0.1)]
+                batch.append(results.get(timeout=0.05))
+                finished = False
             except queue.Empty:
-                if all(f.done() for f in futures) and results.empty():
-                    break
-                continue
-            while not results.empty():  # write what is waiting in one transaction
-                batch.append(results.get())
-            store.write_board_pairs(tournament, batch)
-            summary.played += len(batch)
-            summary.faults += sum(len(r.faults) for _, r in batch)
-            done_count += len(batch)
-            if on_progress:
-                on_progress(done_count, summary.total)
+                finished = all(f.done() for f in futures) and results.empty()
+            # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
+            if batch and (finished or time.monotonic() - last_write >= FLUSH_S):
+                store.write_board_pairs(tournament, batch)
+                summary.played += len(batch)
+                summary.faults += sum(len(r.faults) for _, r in batch)
+                done_count += len(batch)
+                batch = []
+                last_write = time.monotonic()
+                if on_progress:
+                    on_progress(done_count, summary.total)
+            if finished:
+                break
     except KeyboardInterrupt:
         stop.set()
         summary.interrupted = True
@@ -153,7 +163,6 @@ def run(
                 f.result()
             except Exception:  # noqa: BLE001 - reported below, never lost
                 pass
-        batch = []
         while not results.empty():
             batch.append(results.get())
         store.write_board_pairs(tournament, batch)
