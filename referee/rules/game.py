@@ -12,7 +12,40 @@ from .ruleset import Ruleset
 from .scoring import DealOutcome
 
 
-class Game:
+class BoardMatchTable:
+    """One table of a board match (§8 "Board match"): each board is scored on its
+    own; a passed-out board scores 0–0; a litige pot carries from one board to
+    the next at the same table (§6.3) and is scored by nobody if still open at the end.
+    ``scores`` are the running totals per team, in points.
+    """
+
+    def __init__(self, ruleset: Ruleset):
+        self.ruleset = ruleset
+        self.pot = 0
+        self.scores = [0, 0]
+        self.outcomes: list[DealOutcome] = []
+
+    def new_deal(self, deck, dealer: int) -> DealState:
+        """A deal of ``deck`` (32 cards) by ``dealer``, carrying the pot in."""
+        return DealState(self.ruleset, deck, dealer, pot=self.pot, scores=tuple(self.scores))
+
+    def finish_deal(self, state: DealState) -> DealOutcome:
+        """Record a finished deal: add its score and carry the pot.
+
+        Raises:
+            ValueError: if the deal is not finished.
+        """
+        outcome = state.outcome()
+        if outcome is None:
+            raise ValueError("the deal is not finished")
+        self.outcomes.append(outcome)
+        for t in (0, 1):
+            self.scores[t] += outcome.score[t]
+        self.pot = outcome.pot
+        return outcome
+
+
+class Game(BoardMatchTable):
     """A game to ``ruleset.target`` points (§8 "Game to a target").
 
     The dealer moves to the next seat after every deal that was played; a
@@ -27,31 +60,19 @@ class Game:
     """
 
     def __init__(self, ruleset: Ruleset, dealer: int = 0):
-        self.ruleset = ruleset
+        super().__init__(ruleset)
         self.dealer = dealer
-        self.scores = [0, 0]
-        self.pot = 0
-        self.outcomes: list[DealOutcome] = []
 
-    def new_deal(self, deck) -> DealState:
+    def new_deal(self, deck) -> DealState:  # type: ignore[override]
         """The next deal, dealt from ``deck`` (32 cards) by the current dealer."""
-        return DealState(self.ruleset, deck, self.dealer, pot=self.pot, scores=tuple(self.scores))
+        return super().new_deal(deck, self.dealer)
 
-    def finish_deal(self, state: DealState) -> None:
-        """Record a finished deal: add its score, carry the pot, move the dealer.
-
-        Raises:
-            ValueError: if the deal is not finished.
-        """
-        outcome = state.outcome()
-        if outcome is None:
-            raise ValueError("the deal is not finished")
-        self.outcomes.append(outcome)
-        for t in (0, 1):
-            self.scores[t] += outcome.score[t]
-        self.pot = outcome.pot
+    def finish_deal(self, state: DealState) -> DealOutcome:
+        """Record a finished deal (see :class:`BoardMatchTable`) and move the dealer."""
+        outcome = super().finish_deal(state)
         if not (outcome.contract == "passed" and outcome.redeal_same_dealer):
             self.dealer = (self.dealer + 1) % self.ruleset.seats
+        return outcome
 
     def winner(self) -> int | None:
         """The winning team once a team has reached the target at the end of a deal;
@@ -64,29 +85,3 @@ class Game:
         if a == b:
             return None
         return 0 if a > b else 1
-
-
-class BoardMatchTable:
-    """One table of a board match (§8 "Board match"): each board is scored on its
-    own; a passed-out board scores 0–0; a litige pot carries from one board to
-    the next at the same table (§6.3) and is scored by nobody if still open at the end.
-    """
-
-    def __init__(self, ruleset: Ruleset):
-        self.ruleset = ruleset
-        self.pot = 0
-        self.scores = [0, 0]
-        self.outcomes: list[DealOutcome] = []
-
-    def new_deal(self, deck, dealer: int) -> DealState:
-        return DealState(self.ruleset, deck, dealer, pot=self.pot, scores=tuple(self.scores))
-
-    def finish_deal(self, state: DealState) -> DealOutcome:
-        outcome = state.outcome()
-        if outcome is None:
-            raise ValueError("the deal is not finished")
-        self.outcomes.append(outcome)
-        for t in (0, 1):
-            self.scores[t] += outcome.score[t]
-        self.pot = outcome.pot
-        return outcome
