@@ -1,0 +1,127 @@
+"""Test bot 'bigreply': answers chosen decisions with a DecideResponse over the referee's 64 KiB cap.
+
+``python bot.py [--declarations N] [--unary] [--deals 2,3] [--nth N] [--every]``
+(tests/bots/README.md). The answer is a ``DeclarationChoice`` of ``--declarations``
+(default 10,000: about 240 KB) copies of one tierce. The SDK caps what it sends
+at 64 KiB, so this bot serves BotService with its own servicer (sending up to
+16 MiB), over ``DecideStream`` and unary ``Decide`` (``--unary``: Decide only).
+The referee's channel refuses the message (RESOURCE_EXHAUSTED): ``malformed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+from concurrent import futures
+
+import grpc
+
+from belote.bot.v1 import bot_pb2_grpc
+from sample_bots.sdk import LISTEN_ENV, READY_PREFIX, SEED_ENV, Bot, parse_listen, pb
+
+
+class Trigger:
+    """When to misbehave (tests/bots/README.md): on asked decisions of ``--deals``
+    (``Observation.deal_number``; default all), from the ``--nth`` asked decision
+    of a deal counted by this process, only once per deal unless ``--every``."""
+
+    def __init__(self, args: argparse.Namespace, phases: tuple[int, ...] = ()):
+        self.deals = None if args.deals == "all" else {int(d) for d in args.deals.split(",")}
+        self.nth, self.every, self.phases = args.nth, args.every, phases
+        self.deal, self.count, self.fired = None, 0, False
+
+    def __call__(self, request: pb.DecideRequest) -> bool:
+        obs = request.observation
+        if obs.deal_number != self.deal:
+            self.deal, self.count, self.fired = obs.deal_number, 0, False
+        self.count += 1
+        if self.deals is not None and obs.deal_number not in self.deals:
+            return False
+        if (self.phases and obs.phase not in self.phases) or self.count < self.nth:
+            return False
+        if self.fired and not self.every:
+            return False
+        self.fired = True
+        return True
+
+
+def parse_args(extra=None) -> tuple[argparse.Namespace, list[str]]:
+    """This bot's own options; the rest (``--listen``, ``--seed``) go to ``serve``."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--deals", default="all")
+    p.add_argument("--nth", type=int, default=1)
+    p.add_argument("--every", action="store_true")
+    if extra is not None:
+        extra(p)
+    return p.parse_known_args()
+
+
+class BigReplyBot(Bot):
+    def __init__(self, args: argparse.Namespace):
+        super().__init__()
+        self.trigger = Trigger(args)
+        tierce = pb.Declaration(kind=1, length=3, cards=[pb.Card(suit=pb.SUIT_HEARTS, rank=r) for r in (7, 8, 9)])
+        self.huge = pb.Action(declaration=pb.DeclarationChoice(declarations=[tierce] * args.declarations))
+
+    def decide(self, request: pb.DecideRequest) -> pb.Action:
+        if self.trigger(request):
+            return self.huge
+        return self.rng.choice(request.legal_actions)
+
+
+class Servicer(bot_pb2_grpc.BotServiceServicer):
+    def __init__(self, bot: BigReplyBot, unary: bool):
+        self.bot, self.unary, self.lock = bot, unary, threading.Lock()
+
+    def GetBotInfo(self, request, context):
+        return self.bot.info().to_proto()
+
+    def StartMatch(self, request, context):
+        return pb.StartMatchResponse()
+
+    def EndMatch(self, request, context):
+        return pb.EndMatchResponse()
+
+    def Decide(self, request, context):
+        with self.lock:
+            return pb.DecideResponse(action=self.bot.decide(request))
+
+    def DecideStream(self, request_iterator, context):
+        if self.unary:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "unary Decide only")
+        for message in request_iterator:
+            with self.lock:
+                action = self.bot.decide(message.request)
+            yield pb.DecideStreamResponse(response=pb.DecideResponse(action=action))
+
+
+def main() -> int:
+    def more(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--declarations", type=int, default=10_000)
+        p.add_argument("--unary", action="store_true")
+        p.add_argument("--listen", default=os.environ.get(LISTEN_ENV))
+        p.add_argument("--seed", type=int, default=int(os.environ.get(SEED_ENV, "0")))
+
+    args, _ = parse_args(more)
+    bot = BigReplyBot(args)
+    bot.reseed(args.seed)
+    address = parse_listen(args.listen)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2),
+                         options=[("grpc.max_send_message_length", 16 << 20)])
+    bot_pb2_grpc.add_BotServiceServicer_to_server(Servicer(bot, args.unary), server)
+    server.add_insecure_port(address.target)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server.start()
+    print(f"{READY_PREFIX} {address.target}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    server.stop(0.5).wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
