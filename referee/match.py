@@ -29,7 +29,7 @@ import grpc
 from belote.bot.v1 import bot_pb2 as pb
 from referee.rules import Board, DealState, Phase, Ruleset, observe, relabel
 from referee.rules.game import BoardMatchTable
-from referee.rules.record import record_of
+from referee.rules.record import DealRecord
 
 from . import wire
 from .botproc import BotClient, BotStartError, Limits
@@ -231,8 +231,9 @@ class DuplicateMatch:
             decisions.append(Decision(seat_no, action.to_json(), round(ms, 3), kind))
             state.apply(action)
         outcome = bm.finish_deal(state)
-        record = record_of(state)
-        record.actions = list(state.history)  # keep explicit empty declarations: one row per decision
+        # every action as taken, explicit empty declarations included: one row per decision
+        record = DealRecord(ruleset=state.ruleset, dealer=state.dealer, deck=state.deck,
+                            actions=list(state.history), pot=state.pot)
         return TableResult(
             board=board.number, table=table, ns=ns.key, ew=ew.key, permutation=tuple(permutation),
             record=record, outcome=outcome, decisions=decisions, faults=faults,

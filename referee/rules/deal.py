@@ -124,7 +124,6 @@ class DealState:
         self._declaration_choices: list[tuple[Declaration, ...]] = []
         self.exchanged_by: int | None = None
         self.exchange_taken: Card | None = None  # the turned card taken in the trump-7 exchange (§7)
-        self._exchange_seat: int | None = None
         self.belote_suits = [0] * n  # suits (bit per suit) whose K+Q a seat may still announce
         self.belotes: list[tuple[int, Suit]] = []  # announced pairs: (seat, suit)
         self.plays: list[tuple[int, Card, bool, bool]] = []  # (seat, card, belote, rebelote)
