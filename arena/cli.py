@@ -363,12 +363,15 @@ def ratings(
             print(json.dumps([{**h.__dict__, "ci_low": None if math.isnan(h.ci_low) else h.ci_low,
                                "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]))
             return
-        t = Table(title=f"head to head — {scope} (margin in points per board, 95% CI)", header_style="bold")
-        for col in ("A", "B", "boards", "W", "D", "L", "mean margin A", "95% CI"):
-            t.add_column(col, justify="left" if col in "AB" else "right")
+        t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
+        width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
+        for col in ("A", "B"):
+            t.add_column(col, no_wrap=True, min_width=width)
+        for col in ("boards", "W-D-L", "margin", "95% CI"):
+            t.add_column(col, justify="right", no_wrap=True)
         for h in table:
-            t.add_row(h.a, h.b, str(h.boards), str(h.wins), str(h.draws), str(h.losses), f"{h.mean_margin:+.1f}",
-                      f"[{h.ci_low:+.1f}, {h.ci_high:+.1f}]" if not math.isnan(h.ci_low) else "-")
+            t.add_row(h.a, h.b, str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
+                      f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-")
         console.print(t)
         return
     try:
@@ -392,8 +395,10 @@ def ratings(
         print(json.dumps(out))
         return
     t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500)", header_style="bold")
-    for col in ("#", "bot", "Elo", "95% CI", "boards", "W-D-L", "score", "LOS>next"):
-        t.add_column(col, justify="left" if col == "bot" else "right")
+    t.add_column("#", justify="right", no_wrap=True, min_width=1)
+    t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
+    for col in ("Elo", "95% CI", "boards", "W-D-L", "score", "LOS>next"):
+        t.add_column(col, justify="right", no_wrap=True)
     for o in out:
         t.add_row(str(o["rank"]), f"{o['name']}@{o['version']}", f"{o['elo']:.0f}",
                   f"{o['ci_low']:.0f}–{o['ci_high']:.0f}", str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
