@@ -397,12 +397,12 @@ def ratings(
     t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500)", header_style="bold")
     t.add_column("#", justify="right", no_wrap=True, min_width=1)
     t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
-    for col in ("Elo", "95% CI", "boards", "W-D-L", "score", "LOS>next"):
+    for col in ("Elo", "95% CI", "boards", "W-D-L", "LOS>next"):
         t.add_column(col, justify="right", no_wrap=True)
     for o in out:
         t.add_row(str(o["rank"]), f"{o['name']}@{o['version']}", f"{o['elo']:.0f}",
                   f"{o['ci_low']:.0f}–{o['ci_high']:.0f}", str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
-                  f"{o['score']:.1%}", "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
+                  "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
     console.print(t)
 
 
