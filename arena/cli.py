@@ -54,6 +54,17 @@ class ExportFormat(str, Enum):
 
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB results file", show_default=True)]
+CpuOption = Annotated[int, typer.Option("--cpu-s", min=0, help="bot sandbox: CPU seconds per process (0 = unlimited)")]
+MemoryOption = Annotated[int, typer.Option("--memory-mib", min=0,
+                                           help="bot sandbox: address space per process, MiB (0 = unlimited)")]
+IsolateOption = Annotated[bool, typer.Option("--isolate/--no-isolate",
+                                             help="bot sandbox: own network and PID namespaces where allowed")]
+
+
+def _limits(cpu_s: int, memory_mib: int, isolate: bool):
+    from referee.botproc import Limits
+
+    return Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate)
 
 
 @app.callback()
@@ -117,6 +128,9 @@ def match(
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
+    cpu_s: CpuOption = 0,
+    memory_mib: MemoryOption = 4096,
+    isolate: IsolateOption = True,
 ) -> None:
     """Play one duplicate match between two bots and print the result per board (nothing is stored)."""
     from .matchview import run_match
@@ -125,7 +139,8 @@ def match(
         raise fail(f"give exactly two --bot options (got {len(bots)})")
     try:
         run_match(bots, boards=boards, seed=seed, ruleset=RULESETS[ruleset.value], decision_ms=decision_ms,
-                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console)
+                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console,
+                  limits=_limits(cpu_s, memory_mib, isolate))
     except ManifestError as e:
         raise fail(str(e)) from None
 
@@ -219,6 +234,9 @@ def tournament_run(
     workers: Annotated[int, typer.Option(min=1, max=64, help="matches played at once")] = 1,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
+    cpu_s: CpuOption = 0,
+    memory_mib: MemoryOption = 4096,
+    isolate: IsolateOption = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
@@ -230,7 +248,7 @@ def tournament_run(
     from .store import StoreError
     from .submit import SubmitError, submit
 
-    from referee.botproc import Limits, sandbox_report
+    from referee.botproc import sandbox_report
     from referee.manifest import load_manifest
 
     store = open_store(db)
@@ -265,7 +283,8 @@ def tournament_run(
         t = store.get_tournament(name)
         console.print(f"tournament [bold]{name}[/]: {t.ruleset}, seed {t.seed}, {t.boards_per_pair} boards "
                       f"per pair, entrants: {', '.join(t.entrants) or 'none'}")
-        console.print(sandbox_report(Limits()), style="dim", highlight=False)
+        limits = _limits(cpu_s, memory_mib, isolate)
+        console.print(sandbox_report(limits), style="dim", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
@@ -292,7 +311,7 @@ def tournament_run(
             previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
             try:
                 summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                                   on_progress=on_progress, stop=stop)
+                                   on_progress=on_progress, stop=stop, limits=limits)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from referee.botproc import sandbox_report
+from referee.botproc import Limits, sandbox_report
 from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
@@ -27,10 +27,11 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def run_match(specs: Sequence[str], *, boards: int, seed: int, ruleset: Ruleset, decision_ms: int,
-              time_bank_ms: int, max_faults: int, console: Console) -> list[BoardPairResult]:
+              time_bank_ms: int, max_faults: int, console: Console,
+              limits: Limits | None = None) -> list[BoardPairResult]:
     """Play and print a duplicate match; returns the board pairs."""
     a, b = distinct([resolve_entrant(s) for s in specs])
-    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms,
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms, limits=limits or Limits(),
                          max_faults=max_faults, seed=seed)
     board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
     console.print(sandbox_report(config.limits), style="dim", highlight=False)

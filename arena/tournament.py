@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from referee.botproc import Limits
 from referee.manifest import load_manifest
 from referee.match import Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult
@@ -71,6 +72,7 @@ def run(
     max_faults: int = 3,
     on_progress: Callable[[int, int], None] | None = None,
     stop: threading.Event | None = None,
+    limits: Limits | None = None,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -78,6 +80,7 @@ def run(
         workers: matches played at once (each match plays its two tables in turn).
         on_progress: called as ``on_progress(done, total)`` after each stored board pair.
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
+        limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
 
     Raises:
         TournamentError: unknown tournament or fewer than two entrants.
@@ -106,7 +109,8 @@ def run(
         matches.setdefault((job.a, job.b), []).append(job.board)
     stop = stop or threading.Event()
     results: queue.Queue = queue.Queue()
-    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed)
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
+                         limits=limits or Limits())
 
     def play(pair: tuple[str, str], board_numbers: list[int]) -> None:
         a, b = pair
