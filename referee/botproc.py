@@ -263,7 +263,7 @@ class BotClient:
             command = [
                 sys.executable, "-m", "referee.launch",
                 f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--nproc={lim.nproc}", f"--fsize={lim.fsize_mib}",
-                *(["--isolate"] if lim.isolate else []),
+                *(["--isolate"] if lim.isolate else []), f"--parent={os.getpid()}",
                 "--", *bot_command,
             ]
             log = open(self.workdir / "bot.log", "wb")

@@ -3,7 +3,8 @@ FIELD-NOTES "apply limits in a small exec wrapper, not in preexec_fn").
 
 ``python -m referee.launch [--cpu S] [--memory MIB] [--nproc N] [--fsize MIB] [--isolate] -- COMMAND...``
 
-1. Asks the kernel to kill it when the referee dies (``PR_SET_PDEATHSIG``).
+1. Asks the kernel to kill it when the referee dies (``PR_SET_PDEATHSIG``); with
+   ``--parent PID``, exits at once if that parent already died (before the ask).
 2. Applies the resource limits given (0 leaves a limit unset): CPU seconds,
    address space (MiB), processes, largest file written (MiB).
 3. With ``--isolate``, where the kernel allows it: a new **network namespace**
@@ -128,6 +129,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--nproc", type=int, default=0, help="processes/threads of the user (RLIMIT_NPROC)")
     p.add_argument("--fsize", type=int, default=0, help="largest file written, MiB (RLIMIT_FSIZE)")
     p.add_argument("--isolate", action="store_true", help="new network and PID namespaces where possible")
+    p.add_argument("--parent", type=int, default=0,
+                   help="the referee's pid: exit at once if it died before PR_SET_PDEATHSIG was set")
     p.add_argument("--probe", action="store_true", help="print what isolation this machine allows, as JSON")
     p.add_argument("command", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
@@ -139,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     if not command:
         p.error("no command given")
     die_with_parent()
+    if args.parent and os.getppid() != args.parent:  # the referee died while we started: nobody
+        os._exit(1)  # would kill us (PDEATHSIG set too late), so do not start the bot at all
     for limit, value in (
         (resource.RLIMIT_CPU, args.cpu),
         (resource.RLIMIT_AS, args.memory * 1024 * 1024),
