@@ -27,6 +27,7 @@ import ctypes
 import json
 import os
 import resource
+import select
 import signal
 import sys
 
@@ -87,10 +88,18 @@ def unshare_namespaces() -> dict[str, bool]:
 
 def _run_in_namespace(command: list[str]) -> None:
     """Fork: the child (PID 1 of the new PID namespace) execs ``command``; we relay signals."""
+    # The child cannot compare getppid() (0 across the namespace boundary), so it learns
+    # whether we died before its PR_SET_PDEATHSIG from a pipe whose write end only we hold.
+    alive_r, alive_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(alive_w)
         die_with_parent()
+        if select.select([alive_r], [], [], 0)[0]:  # EOF: the launcher is already gone
+            os._exit(1)
+        os.close(alive_r)
         _exec(command)
+    os.close(alive_r)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda s, _f: os.kill(pid, s))
     while True:
