@@ -17,6 +17,7 @@ it (about 1.5× faster than unary calls), else over unary ``Decide``: see
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -190,6 +191,30 @@ class _Watchdog(threading.Thread):
                 self._cond.wait(left)
 
 
+_ROOT_PREFIX = "belote-referee-"
+
+
+@functools.cache
+def _workdir_root() -> Path:
+    """This referee process's folder for bot working folders, ``$TMPDIR/belote-referee-<pid>-*``.
+
+    Created once per process; folders left by referees that no longer run (killed
+    with SIGKILL, so nothing could clean up) are removed here.
+    """
+    tmp = Path(tempfile.gettempdir())
+    for old in tmp.glob(_ROOT_PREFIX + "*"):
+        try:
+            pid = int(old.name[len(_ROOT_PREFIX):].split("-")[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except (ValueError, PermissionError, OSError):
+            continue
+    root = Path(tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-"))
+    atexit.register(shutil.rmtree, root, True)
+    return root
+
+
 class BotStartError(RuntimeError):
     """The bot did not start or did not answer within the start-up deadline."""
 
@@ -242,7 +267,7 @@ class BotClient:
             target = self.endpoint
         else:
             assert self.manifest is not None
-            self.workdir = Path(tempfile.mkdtemp(prefix="belote-bot-"))
+            self.workdir = Path(tempfile.mkdtemp(prefix="bot-", dir=_workdir_root()))
             os.chmod(self.workdir, 0o700)
             sock = self.workdir / "bot.sock"
             target = f"unix://{sock}"
