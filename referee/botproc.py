@@ -323,13 +323,15 @@ class BotClient:
         return self.process is None or self.process.poll() is None
 
     def log_tail(self, n: int = 300) -> str:
-        """The last ``n`` characters of the bot's stdout/stderr."""
+        """The last ``n`` characters of the bot's stdout/stderr, its readiness line left out."""
         if self.workdir is None:
             return ""
         try:
-            return (self.workdir / "bot.log").read_bytes()[-n:].decode("utf-8", "replace").strip()
+            text = (self.workdir / "bot.log").read_bytes()[-4 * n:].decode("utf-8", "replace")
         except OSError:
             return ""
+        lines = [line for line in text.splitlines() if not line.startswith("BELOTE-BOT READY")]
+        return "\n".join(lines).strip()[-n:]
 
     def close(self, grace_s: float = 0.5) -> None:
         """Close the channel, stop the whole process group (SIGTERM, then SIGKILL after

@@ -135,11 +135,15 @@ def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return FaultKind.TIMEOUT, "no answer within the deadline"
     if not client.alive() or (code == grpc.StatusCode.UNAVAILABLE and _exited(client)):
-        return FaultKind.CRASH, f"the bot process exited: {client.log_tail(200)}"
+        status = client.process.returncode if client.process is not None else None
+        how = f"exited with status {status}" if status is not None and status >= 0 else (
+            f"was killed by signal {-status}" if status is not None else "exited")
+        tail = client.log_tail(300)
+        return FaultKind.CRASH, f"the bot process {how}" + (f"; its last output: {tail}" if tail else "")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
-        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details()}"
+        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or client.log_tail(300)}"
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
 
 

@@ -149,14 +149,35 @@ def _suit(value) -> Suit:
         raise ActionParseError(str(e)) from None
 
 
+#: The keys each action shape may hold besides ``seat``, by the key that names the shape.
+_KEYS = {
+    "card": {"card", "belote"},
+    "bid": {"bid", "trump"},
+    "schmeiss": {"schmeiss"},
+    "declare": {"declare"},
+    "exchange": {"exchange"},
+    "trump": {"trump"},
+}
+
+
 def action_from_json(obj: dict) -> Action:
     """Read one record action (without its ``seat``; see the module table).
 
     Raises:
-        ActionParseError: when the object matches no action shape or holds bad values.
+        ActionParseError: when the object matches no action shape, holds keys that
+            shape does not have (a misspelt ``belote`` would silently change a score),
+            or holds bad values.
     """
     if not isinstance(obj, dict):
         raise ActionParseError(f"an action must be a JSON object, got {type(obj).__name__}")
+    for key, allowed in _KEYS.items():
+        if key in obj:
+            extra = sorted(set(obj) - allowed - {"seat"})
+            if extra:
+                raise ActionParseError(
+                    f"unknown key(s) {', '.join(map(repr, extra))} in a {key!r} action "
+                    f"(it may hold: {', '.join(sorted(allowed))})")
+            break
     try:
         if "card" in obj:
             belote = obj.get("belote", False)

@@ -72,6 +72,10 @@ def parse_record(obj) -> DealRecord:
         raise RecordError("a deal record must be a JSON object with ruleset, dealer, deck and actions")
     if "record" in obj and isinstance(obj["record"], dict):  # a hand-checked case file: {"record": ..., "expected": ...}
         obj = obj["record"]
+    extra = sorted(set(obj) - {"ruleset", "dealer", "deck", "actions", "pot", "target"})
+    if extra:
+        raise RecordError(f"unknown field(s) {', '.join(map(repr, extra))}: a record holds ruleset, dealer, deck, "
+                          "actions and optionally pot and target")
     for key in ("ruleset", "dealer", "deck", "actions"):
         if key not in obj:
             raise RecordError(f"missing field {key!r} (a record needs ruleset, dealer, deck and actions)")

@@ -170,3 +170,19 @@ def test_unreadable_actions_are_action_parse_errors_not_illegal_actions(obj):
 ])
 def test_actions_json_round_trip(obj):
     assert action_from_json(obj).to_json() == obj
+
+
+@pytest.mark.parametrize("action, words", [
+    ({"seat": 0, "card": "AS", "belotte": True}, "'belotte'"),   # a misspelt belote would change the score
+    ({"seat": 0, "card": "AS", "bid": "pass"}, "'bid'"),           # two shapes in one action
+    ({"seat": 0, "bid": "take", "card": "AS"}, "'card'"),
+])
+def test_record_actions_with_unknown_keys_are_refused(action, words):
+    """Deal records (README): each action shape has fixed keys; anything else is refused."""
+    with pytest.raises(ActionParseError, match=words):
+        action_from_json(action)
+
+
+def test_record_with_an_unknown_field_is_refused():
+    with pytest.raises(RecordError, match="'Ruleset'"):
+        parse_record({"ruleset": "classic", "Ruleset": "strict", "dealer": 0, "deck": [], "actions": []})
