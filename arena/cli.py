@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import signal
 import threading
 from enum import Enum
@@ -37,8 +38,9 @@ bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True
 tournament_app = typer.Typer(help="Run and list duplicate round-robin tournaments.", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
-console = Console()
-err = Console(stderr=True)
+# Piped or captured output is not cut to 80 columns: tables and messages stay whole.
+console = Console(width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, soft_wrap=True)
 
 
 class RulesetName(str, Enum):
@@ -231,7 +233,7 @@ def tournament_run(
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair [new tournament: 50]")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system [new tournament: classic]")] = None,
     seed: Annotated[int | None, typer.Option(min=0, max=2**62, help="tournament seed [new tournament: 1]")] = None,
-    workers: Annotated[int, typer.Option(min=1, max=64, help="matches played at once")] = 1,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="matches (pairs of entrants) played at once")] = 1,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
     cpu_s: CpuOption = 0,
@@ -292,12 +294,15 @@ def tournament_run(
         stop = threading.Event()
         with progress:
             task = progress.add_task("", total=None, rate="")
+            first: list[int] = []  # board pairs already stored when this run began
 
             def on_progress(done: int, total: int) -> None:
+                if not first:
+                    first.append(done - 1)
                 progress.update(task, completed=done, total=total)
                 tk = progress.tasks[task]
-                if tk.elapsed:
-                    progress.update(task, rate=f"{tk.completed / max(tk.elapsed, 1e-9):.1f}/s")
+                if tk.elapsed:  # the rate of this run's own board pairs
+                    progress.update(task, rate=f"{(done - first[0]) / max(tk.elapsed, 1e-9):.1f}/s")
 
             # Ctrl-C sets `stop` (workers finish the board pair in flight, everything played is
             # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
@@ -371,6 +376,8 @@ def ratings(
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+        if tournament is not None and ruleset is not None:
+            raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
     finally:
@@ -435,6 +442,10 @@ def matches(
     """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
     store = open_store(db, must_exist=True)
     try:
+        if tournament is not None and store.get_tournament(tournament) is None:
+            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+        if bot is not None and bot not in {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}:
+            raise fail(f"no bot {bot!r} in {db}: see `arena bots list` (give a name or name@version)")
         rows = store.matches(tournament=tournament, bot=bot)
     finally:
         store.close()
@@ -449,8 +460,8 @@ def matches(
         t.add_row(r.match_id, str(r.boards), f"{r.total_margin:+d}", f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
-        err.print("no matches found" + (f" for tournament {tournament!r}" if tournament else "")
-                  + (f" and bot {bot!r}" if bot else ""))
+        err.print("no matches found" + (f" in tournament {tournament!r}" if tournament else "")
+                  + (f" for bot {bot!r}" if bot else ""))
 
 
 @app.command()
@@ -489,7 +500,8 @@ def log(
             record.deck = relabel(record.deck, inverse)
             record.actions = [(s, action_from_json(_relabel_json(a.to_json(), inverse))) for s, a in record.actions]
         state = replay_record(record)
-        console.rule(f"board {r.board} table {r.table}: NS {r.ns} — EW {r.ew}"
+        sides = ("NS", "EW") if record.ruleset.seats == 4 else ("P0", "P1")
+        console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
 

@@ -84,8 +84,11 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
     table.add_row("total", "", "", str(sum(r.points_a for r in results)), str(sum(r.points_b for r in results)),
                   f"{total:+d}", "")
     console.print(table)
+    forfeits = sum(r.forfeit_a for r in results), sum(r.forfeit_b for r in results)
     console.print(f"{a}: {wins} boards won, {len(results) - wins - losses} drawn, {losses} lost; "
-                  f"total duplicate margin {total:+d} points")
+                  f"total duplicate margin {total:+d} points"
+                  + (f" (boards forfeited — lost whatever the points: A {forfeits[0]}, B {forfeits[1]})"
+                     if any(forfeits) else ""))
     times = Table(title="time per decision (ms; decisions with one legal action excluded)", header_style="bold")
     for col in ("entrant", "decisions", "median", "p99", "faults"):
         times.add_column(col, justify="right" if col != "entrant" else "left")

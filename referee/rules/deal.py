@@ -294,7 +294,7 @@ class DealState:
         }[phase]
         if not isinstance(action, expected[0]):
             raise IllegalActionError(
-                f"seat {seat} must now make {expected[1]}, not {action}", self._section(expected[2])
+                f"seat {seat} must now make {expected[1]}; got: {action}", self._section(expected[2])
             )
         if action in self.legal_actions():
             return
