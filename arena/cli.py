@@ -152,14 +152,16 @@ def _print_check(report) -> None:
     info = report.info
     console.print(f"[bold]{report.manifest.key}[/] by {report.manifest.author} — protocol "
                   f"{info.get('protocol_version', '?')}, bot-info rulesets {', '.join(info.get('rulesets', [])) or '?'}")
-    t = Table(title="decisions answered", header_style="bold")
-    t.add_column("kind")
-    t.add_column("answers", justify="right")
-    for kind, n in sorted(report.decisions.items()):
-        t.add_row(kind, str(n))
-    console.print(t)
-    console.print(f"latency: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
-                  f"over {len(report.latencies_ms)} decisions")
+    if report.decisions:
+        t = Table(title="decisions asked of the bot", header_style="bold")
+        t.add_column("kind")
+        t.add_column("asked", justify="right")
+        for kind, n in sorted(report.decisions.items()):
+            t.add_row(kind, str(n))
+        console.print(t)
+    if report.latencies_ms:
+        console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
+                      f"over {len(report.latencies_ms)} decisions")
     for p in report.problems:
         err.print(f"[red]problem:[/] {p}", highlight=False)
     for f in report.faults[:20]:
