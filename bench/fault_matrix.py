@@ -56,6 +56,7 @@ def run_once(bot: str, args, boards: int, decision_ms: int, overrides: dict) -> 
             out = root / "out"
             out.mkdir()
             args = ("--out", out, "--port", listener.getsockname()[1])
+            overrides = {**overrides, "limits": Limits(writable=(str(out),))}  # it reports there
         try:
             bad, good = entrant(root, bot, *args), entrant(root, "random")
             rs = RULESETS["classic"]

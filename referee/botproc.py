@@ -66,17 +66,19 @@ class Limits:
     nproc: int = 0
     fsize_mib: int = 64
     isolate: bool = True
+    writable: tuple[str, ...] = ()
+    """with ``isolate``: folders besides the private working folder the bot may write in"""
 
 
 @functools.cache
 def sandbox_support() -> dict[str, bool]:
-    """Which namespaces bots get on this machine: ``{"network": bool, "pid": bool}``."""
+    """What isolation bots get on this machine: ``{"network": bool, "pid": bool, "filesystem": bool}``."""
     try:
         out = subprocess.run([sys.executable, "-m", "referee.launch", "--probe"], capture_output=True,
                              text=True, timeout=10, check=True).stdout
         return {k: bool(v) for k, v in json.loads(out.strip().splitlines()[-1]).items()}
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return {"network": False, "pid": False}
+        return {"network": False, "pid": False, "filesystem": False}
 
 
 def sandbox_report(limits: Limits) -> str:
@@ -92,7 +94,10 @@ def sandbox_report(limits: Limits) -> str:
     for name, value, unit in (("CPU", limits.cpu_s, " s"), ("address space", limits.memory_mib, " MiB"),
                               ("processes", limits.nproc, ""), ("file size", limits.fsize_mib, " MiB")):
         parts.append(f"{name} ≤ {value}{unit}" if value else f"{name} unlimited")
-    parts.append("files: a private working folder, the rest of the file system is not hidden")
+    if limits.isolate and sandbox_support().get("filesystem"):
+        parts.append("file system read-only but for a private working folder")
+    else:
+        parts.append("FILE SYSTEM WRITABLE (only the working folder is private)")
     return "bot sandbox: " + "; ".join(parts)
 
 
@@ -288,7 +293,8 @@ class BotClient:
             command = [
                 sys.executable, "-m", "referee.launch",
                 f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--nproc={lim.nproc}", f"--fsize={lim.fsize_mib}",
-                *(["--isolate"] if lim.isolate else []), f"--parent={os.getpid()}",
+                *(["--isolate"] if lim.isolate else []), *(f"--writable={w}" for w in lim.writable),
+                f"--parent={os.getpid()}",
                 "--", *bot_command,
             ]
             log = open(self.workdir / "bot.log", "wb")

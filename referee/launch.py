@@ -8,9 +8,11 @@ FIELD-NOTES "apply limits in a small exec wrapper, not in preexec_fn").
 2. Applies the resource limits given (0 leaves a limit unset): CPU seconds,
    address space (MiB), processes, largest file written (MiB).
 3. With ``--isolate``, where the kernel allows it: a new **network namespace**
-   (no network at all; the bot still serves on its Unix socket file) and a new
+   (no network at all; the bot still serves on its Unix socket file), a new
    **PID namespace** (every process the bot starts, even one that calls
-   ``setsid()``, dies with it).  Root gets them directly; other users through
+   ``setsid()``, dies with it) and a new **mount namespace** in which the file
+   system is read-only except the bot's private folder (``$TMPDIR``), folders
+   given with ``--writable``, and /proc, /sys, /dev.  Root gets them directly; other users through
    a user namespace mapping them to root inside it.  Then it forks: the child
    (PID 1 of the new namespace) runs ``COMMAND`` and this process forwards
    SIGTERM/SIGINT to it and exits with its status.  What could not be had is
@@ -30,11 +32,13 @@ import resource
 import select
 import signal
 import sys
+import tempfile
 
 PR_SET_PDEATHSIG = 1
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+CLONE_NEWNS = 0x00020000
 
 _libc = None
 
@@ -57,6 +61,38 @@ def die_with_parent() -> None:
 def _write(path: str, text: str) -> None:
     with open(path, "w") as f:
         f.write(text)
+
+
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+#: Mount points left as they are by the read-only file system (kernel and device file systems).
+_KEEP_WRITABLE_MOUNTS = ("/proc", "/sys", "/dev")
+
+
+def read_only_filesystem(writable: list[str]) -> bool:
+    """In a new mount namespace: every mount read-only except ``writable`` folders
+    (bound onto themselves first) and /proc, /sys, /dev.  True when it worked."""
+    libc = _lib()
+    if libc.unshare(CLONE_NEWNS) != 0:
+        return False
+    if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return False
+    keep = []
+    for path in writable:
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and libc.mount(real.encode(), real.encode(), None, MS_BIND | MS_REC, None) == 0:
+            keep.append(real)
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4].replace("\\040", " ") for line in f]
+    except OSError:
+        return False
+    ok = True
+    for mp in points:
+        if mp in keep or any(mp == k or mp.startswith(k + "/") for k in _KEEP_WRITABLE_MOUNTS + tuple(keep)):
+            continue
+        if libc.mount(None, mp.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0 and mp == "/":
+            ok = False
+    return ok
 
 
 def unshare_namespaces() -> dict[str, bool]:
@@ -125,6 +161,7 @@ def probe() -> dict[str, bool]:
     pid = os.fork()
     if pid == 0:
         got = unshare_namespaces()
+        got["filesystem"] = read_only_filesystem([tempfile.gettempdir()])
         os.write(1, (json.dumps(got) + "\n").encode())
         os._exit(0)
     os.waitpid(pid, 0)
@@ -137,7 +174,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--memory", type=int, default=0, help="address space, MiB (RLIMIT_AS)")
     p.add_argument("--nproc", type=int, default=0, help="processes/threads of the user (RLIMIT_NPROC)")
     p.add_argument("--fsize", type=int, default=0, help="largest file written, MiB (RLIMIT_FSIZE)")
-    p.add_argument("--isolate", action="store_true", help="new network and PID namespaces where possible")
+    p.add_argument("--isolate", action="store_true",
+                   help="new network, PID and mount namespaces where possible: no network, no stray processes, "
+                        "a read-only file system but for $TMPDIR (the bot's private folder) and --writable folders")
+    p.add_argument("--writable", action="append", default=[], help="a folder the bot may write in (repeatable)")
     p.add_argument("--parent", type=int, default=0,
                    help="the referee's pid: exit at once if it died before PR_SET_PDEATHSIG was set")
     p.add_argument("--probe", action="store_true", help="print what isolation this machine allows, as JSON")
@@ -164,6 +204,8 @@ def main(argv: list[str] | None = None) -> None:
             resource.setrlimit(limit, (value, hard))
     if args.isolate:
         got = unshare_namespaces()
+        private = [os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else []
+        got["filesystem"] = read_only_filesystem(private + args.writable)
         missing = [k for k, v in got.items() if not v]
         if missing:
             print(f"referee.launch: sandbox without {' and '.join(missing)} namespace(s): not allowed here",

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.schedule import suit_permutation
+from referee.botproc import Limits
 from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, replay
@@ -215,9 +216,11 @@ def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, mon
 def test_every_seat_of_every_table_is_its_own_process(tmp_path, monkeypatch, ruleset):
     log = install_call_log(monkeypatch)
     out = tmp_path / "spy-out"
+    out.mkdir()  # the sandbox's file system is read-only but for this folder (and each bot's own)
     a = entrant(tmp_path, "spy", "--out", out, name="spyA")
     b = entrant(tmp_path, "spy", "--out", out, name="spyB")
-    results = play(tmp_path, a, b, 3, ruleset=ruleset, on_board_pair=log.board_done)
+    results = play(tmp_path, a, b, 3, ruleset=ruleset, on_board_pair=log.board_done,
+                   limits=Limits(writable=(str(out),)))
     seats = RULESETS[ruleset].seats
     assert not [f for r in results for f in r.faults]
 

@@ -49,9 +49,12 @@ def test_hostile_bot_is_contained(tmp_path):
     try:
         bad = entrant(tmp_path, "hostile", "--out", out, "--port", port)
         good = entrant(tmp_path, "random")
-        results = play(tmp_path, bad, good, 2, limits=Limits())
+        results = play(tmp_path, bad, good, 2, limits=Limits(writable=(str(out),)))
         assert [r.board for r in results] == [0, 1]
         reports = [json.loads(p.read_text()) for p in out.glob("hostile-*.json")]
+        if support["filesystem"]:  # outside its folders the file system is read-only
+            assert all(r["write_outside"] == "refused: Read-only file system" for r in reports), reports
+            assert not list(tmp_path.glob("escape-*"))
         assert len(reports) == 4  # one per process: 2 seats x 2 tables
         if support["network"]:
             assert all(r["network"].startswith("refused") for r in reports), reports
@@ -75,8 +78,10 @@ def test_sandbox_report_says_what_is_enforced():
     assert ("no network" in text) == support["network"]
     assert ("NETWORK NOT ISOLATED" in text) == (not support["network"])
     assert "CPU ≤ 30 s" in text and "address space ≤ 512 MiB" in text and "processes unlimited" in text
-    assert "not hidden" in text  # the file system is not isolated, and it says so
-    assert "namespaces off" in sandbox_report(Limits(isolate=False))
+    assert ("file system read-only but for a private working folder" in text) == support["filesystem"]
+    assert ("FILE SYSTEM WRITABLE" in text) == (not support["filesystem"])
+    off = sandbox_report(Limits(isolate=False))
+    assert "namespaces off" in off and "FILE SYSTEM WRITABLE" in off
 
 
 def test_memory_limit_stops_a_hungry_bot(tmp_path):

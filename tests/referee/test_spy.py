@@ -27,6 +27,7 @@ import pytest
 from arena.schedule import suit_permutation
 from belote.bot.v1 import bot_pb2 as pb
 from referee import wire
+from referee.botproc import Limits
 from referee.match import MatchConfig, play_match
 from referee.rules import RULESETS, DealState, Declare, make_board
 
@@ -130,11 +131,13 @@ def truths(table_result, ruleset) -> dict[int, list[Truth]]:
 def test_a_seat_is_told_what_it_may_know_and_nothing_more(tmp_path, monkeypatch, ruleset):
     log = install_call_log(monkeypatch)
     out = tmp_path / "spy-out"
+    out.mkdir()  # the sandbox's file system is read-only but for this folder (and each bot's own)
     a = entrant(tmp_path, "spy", "--out", out, name="spyA")
     b = entrant(tmp_path, "spy", "--out", out, name="spyB")
     rs = RULESETS[ruleset]
     boards = [make_board(BOARD_SEED, k, rs.seats) for k in range(BOARDS)]
-    results = play_match("spy-test", a, b, boards, MatchConfig(ruleset=rs, decision_ms=2000, seed=5),
+    config = MatchConfig(ruleset=rs, decision_ms=2000, seed=5, limits=Limits(writable=(str(out),)))
+    results = play_match("spy-test", a, b, boards, config,
                          permutations=lambda k: suit_permutation(BOARD_SEED, k))
     assert not [f for r in results for f in r.faults]
     assert not leftover_processes(tmp_path)

@@ -3,7 +3,7 @@
 ``python bot.py --out DIR --port P`` (tests/bots/README.md):
 - opens a TCP connection to 127.0.0.1:P (the test listens there);
 - starts a child process in a session of its own (``setsid``) that would outlive it;
-- writes a file outside its working folder (into ``DIR``, given by the test).
+- writes a file outside its working folder and outside ``DIR`` (into ``DIR``'s parent).
 It records each attempt's result in ``DIR/hostile-<token>.json``.
 """
 
@@ -38,8 +38,8 @@ class HostileBot(Bot):
         child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(300)  # {self.out}"],
                                  start_new_session=True)
         report["child"] = child.pid
-        try:
-            (self.out / f"outside-{self.token}.txt").write_text("written outside the working folder")
+        try:  # the parent of --out: neither the bot's private folder nor a folder it was given
+            (self.out.parent / f"escape-{self.token}.txt").write_text("written outside the working folder")
             report["write_outside"] = "written"
         except OSError as e:
             report["write_outside"] = f"refused: {e.strerror}"
