@@ -235,7 +235,8 @@ def tournament_run(
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair [new tournament: 50]")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system [new tournament: classic]")] = None,
     seed: Annotated[int | None, typer.Option(min=0, max=2**62, help="tournament seed [new tournament: 1]")] = None,
-    workers: Annotated[int, typer.Option(min=1, max=64, help="matches (pairs of entrants) played at once")] = 1,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="matches played at once (with fewer matches than workers, runs of a match's boards)")] = 1,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
     cpu_s: CpuOption = 0,

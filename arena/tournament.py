@@ -24,6 +24,7 @@ from referee.manifest import load_manifest
 from referee.match import Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
+from referee.rules.ruleset import TieRule
 
 from .schedule import missing, schedule, suit_permutation
 from .store import Store, match_id
@@ -63,6 +64,19 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
+def _split(matches: dict[tuple[str, str], list[int]], workers: int, ruleset: Ruleset):
+    """The units of work: each match's missing boards, in order; when there are fewer
+    matches than workers, each match is cut into consecutive runs of boards played by
+    separate bot processes (not under a litige rule: its pot carries from board to board
+    at a table, RULES.md §6.3).  Results do not depend on the cut: bots reseed per deal."""
+    cuts = 1 if ruleset.tie is TieRule.LITIGE else max(1, -(-workers // max(1, len(matches))))
+    for pair, boards in matches.items():
+        boards = sorted(boards)
+        size = -(-len(boards) // cuts)
+        for i in range(0, len(boards), size):
+            yield pair, boards[i:i + size]
+
+
 def run(
     store: Store,
     tournament: str,
@@ -77,7 +91,8 @@ def run(
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
     Args:
-        workers: matches played at once (each match plays its two tables in turn).
+        workers: matches, or runs of a match's boards, played at once (each plays its two
+            tables in turn); a match's fault count starts again in each run and on a resume.
         on_progress: called as ``on_progress(done, total)`` after each stored board pair.
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
@@ -136,7 +151,7 @@ def run(
             store_pots[(mid, table)] = store.last_pot(mid, table)
 
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
-    futures = [pool.submit(play, pair, bs) for pair, bs in matches.items()]
+    futures = [pool.submit(play, pair, bs) for pair, bs in _split(matches, workers, ruleset)]
     done_count = summary.already
     batch: list[tuple[str, BoardPairResult]] = []
     last_write = time.monotonic()
