@@ -127,6 +127,13 @@ def run(
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
                          limits=limits or Limits())
 
+    store_pots = {}  # the litige pot each match's tables carry into the first missing board
+    for a, b in matches:
+        mid = match_id(tournament, a, b)
+        store.add_match(tournament, mid, a, b, ruleset.name)
+        for table in (1, 2):
+            store_pots[(mid, table)] = store.last_pot(mid, table)
+
     def play(pair: tuple[str, str], board_numbers: list[int]) -> None:
         a, b = pair
         mid = match_id(tournament, a, b)
@@ -142,13 +149,6 @@ def run(
                        permutations=lambda k: suit_permutation(seed, k), on_board_pair=hand_over, pots=pots)
         except Interrupted:
             pass
-
-    store_pots = {}
-    for a, b in matches:
-        mid = match_id(tournament, a, b)
-        store.add_match(tournament, mid, a, b, ruleset.name)
-        for table in (1, 2):
-            store_pots[(mid, table)] = store.last_pot(mid, table)
 
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
     futures = [pool.submit(play, pair, bs) for pair, bs in _split(matches, workers, ruleset)]
