@@ -32,6 +32,8 @@ def bot_folder(tmp: Path, bot: str, *args: object, name: str | None = None) -> P
     src = TEST_BOTS / bot if (TEST_BOTS / bot).is_dir() else SAMPLE_BOTS / bot
     dst = tmp / (name or bot)
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if src.parent == TEST_BOTS:  # the fault bots share when-to-misbehave code
+        shutil.copy(TEST_BOTS / "trigger.py", dst / "trigger.py")
     toml = dst / "bot.toml"
     text = re.sub(r"(?m)^command = .*$", "command = " + json.dumps(["python", "bot.py", *map(str, args)]),
                   toml.read_text(encoding="utf-8"))
