@@ -1,5 +1,6 @@
 """When a fault bot misbehaves, shared by the test bots (tests/bots/README.md).
 
+Also :func:`serve_servicer`, for the bots that answer what the SDK refuses to send.
 The referee's test kit (tests/referee/botkit.py) copies this file beside each
 bot's ``bot.py``, which imports it as ``from trigger import Trigger, parse_args``.
 """
@@ -7,8 +8,14 @@ bot's ``bot.py``, which imports it as ``from trigger import Trigger, parse_args`
 from __future__ import annotations
 
 import argparse
+import signal
+import threading
+from concurrent import futures
 
-from sample_bots.sdk import pb
+import grpc
+
+from belote.bot.v1 import bot_pb2_grpc
+from sample_bots.sdk import READY_PREFIX, parse_listen, pb
 
 
 class Trigger:
@@ -45,3 +52,21 @@ def parse_args(extra=None) -> tuple[argparse.Namespace, list[str]]:
     if extra is not None:
         extra(p)
     return p.parse_known_args()
+
+
+def serve_servicer(servicer: bot_pb2_grpc.BotServiceServicer, listen: str, *, options=()) -> int:
+    """Serve a hand-written BotService servicer on ``listen`` as the SDK's ``serve`` does:
+    readiness line, stop on SIGTERM/SIGINT.  Returns the exit status (0)."""
+    address = parse_listen(listen)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), options=list(options))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
+    server.add_insecure_port(address.target)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server.start()
+    print(f"{READY_PREFIX} {address.target}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    server.stop(0.5).wait()
+    return 0

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import threading
-from concurrent import futures
 
 import grpc
 
 from belote.bot.v1 import bot_pb2_grpc
-from sample_bots.sdk import LISTEN_ENV, READY_PREFIX, SEED_ENV, Bot, parse_listen, pb
+from sample_bots.sdk import LISTEN_ENV, SEED_ENV, Bot, pb
 
-from trigger import Trigger, parse_args  # copied beside bot.py by the test kit
+from trigger import Trigger, parse_args, serve_servicer  # copied beside bot.py by the test kit
 
 
 class BigReplyBot(Bot):
@@ -73,20 +71,7 @@ def main() -> int:
     args, _ = parse_args(more)
     bot = BigReplyBot(args)
     bot.reseed(args.seed)
-    address = parse_listen(args.listen)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2),
-                         options=[("grpc.max_send_message_length", 16 << 20)])
-    bot_pb2_grpc.add_BotServiceServicer_to_server(Servicer(bot, args.unary), server)
-    server.add_insecure_port(address.target)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    server.start()
-    print(f"{READY_PREFIX} {address.target}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    server.stop(0.5).wait()
-    return 0
+    return serve_servicer(Servicer(bot, args.unary), args.listen, options=[("grpc.max_send_message_length", 16 << 20)])
 
 
 if __name__ == "__main__":
