@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import statistics
 from collections import Counter
@@ -12,32 +11,13 @@ from pathlib import Path
 import grpc
 
 from referee.botproc import BotClient, BotStartError
-from referee.manifest import Manifest, ManifestError, load_manifest
+from referee.sandbox import Limits
+from referee.manifest import SKIP, Manifest, ManifestError, content_hash, load_manifest
 from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
 
 from .matchview import percentile
-
-_SKIP = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache"}
-
-
-def _files(folder: Path) -> list[Path]:
-    return sorted(
-        p for p in folder.rglob("*")
-        if p.is_file() and not any(part in _SKIP or part.endswith(".pyc") for part in p.relative_to(folder).parts)
-    )
-
-
-def content_hash(folder: Path) -> str:
-    """SHA-256 over every file's relative path and bytes (caches and VCS folders excluded), hex."""
-    h = hashlib.sha256()
-    for p in _files(folder):
-        h.update(p.relative_to(folder).as_posix().encode() + b"\0")
-        h.update(p.read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()
-
 
 @dataclass
 class ConformanceReport:
@@ -69,7 +49,8 @@ OPPONENT = Path(__file__).resolve().parent.parent / "sample_bots" / "random"
 
 
 def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
-              decision_ms: int = 1000, seed: int = 7, max_faults: int = 3) -> ConformanceReport:
+              decision_ms: int = 1000, seed: int = 7, max_faults: int = 3,
+              limits: Limits | None = None) -> ConformanceReport:
     """Start the bot, ask its info, then play a duplicate match of ``boards`` boards
     against the sample ``random`` bot under ``ruleset`` (default: the first the
     manifest names), each seat a process of its own, and collect answers per decision
@@ -81,7 +62,8 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     """
     manifest = load_manifest(folder)
     report = ConformanceReport(manifest=manifest)
-    client = BotClient(manifest, startup_s=10)
+    limits = limits or Limits()
+    client = BotClient(manifest, startup_s=10, limits=limits)
     try:
         client.start()
         info = client.info()
@@ -103,7 +85,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     entrant = Entrant(manifest.key, manifest=manifest)
     opponent_manifest = load_manifest(OPPONENT)
     opponent = Entrant(opponent_manifest.key + " (opponent)", manifest=opponent_manifest)
-    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults)
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults, limits=limits)
     results = play_match("conformance", entrant, opponent,
                          [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
     for r in results:
@@ -124,14 +106,32 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
 
 
 def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
-    """Copy the bot folder to ``store_root/NAME/VERSION`` (replacing a partial copy); return it."""
+    """Copy the bot folder to ``store_root/NAME/VERSION`` (replacing a partial copy) and make the copy
+    read-only (files 0444, folders 0555, owned by the arena's user); return it.
+
+    Symbolic links are copied as links (never the file they point to).  The referee checks the
+    copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
+    """
     dest = store_root / manifest.name / manifest.version
     tmp = dest.with_name(dest.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns(*_SKIP, "*.pyc"))
-    shutil.rmtree(dest, ignore_errors=True)
+    for old in (tmp, dest):
+        _remove(old)
+    shutil.copytree(folder, tmp, symlinks=True, ignore=shutil.ignore_patterns(*SKIP, "*.pyc"))
+    for path in sorted(tmp.rglob("*"), reverse=True) + [tmp]:
+        if not path.is_symlink():
+            path.chmod(0o555 if path.is_dir() else 0o444)
     tmp.rename(dest)
     return dest
+
+
+def _remove(path: Path) -> None:
+    """Remove a (read-only) frozen copy or a partial one, if there."""
+    if not path.exists():
+        return
+    for p in [path, *path.rglob("*")]:
+        if p.is_dir() and not p.is_symlink():
+            p.chmod(0o755)
+    shutil.rmtree(path)
 
 
 __all__ = ["ConformanceReport", "ManifestError", "check_bot", "content_hash", "freeze"]

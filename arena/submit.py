@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.manifest import load_manifest
+from referee.sandbox import Limits
 
 from .bots import check_bot, content_hash, freeze
 from .store import Bot, Store
@@ -17,9 +18,10 @@ class SubmitError(ValueError):
 
 
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
-           console: Console | None = None) -> tuple[Bot, bool]:
+           console: Console | None = None, limits: Limits | None = None) -> tuple[Bot, bool]:
     """Register the bot in ``folder`` (and enter it in ``tournament``).
 
+    The conformance check runs the bot under ``limits`` (default: the sandbox).
     Returns ``(bot row, fresh)``; ``fresh`` is False when the same name, version
     and content were already registered.
 
@@ -48,7 +50,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         ruleset = t.resolved_ruleset() if t is not None else None
         if console is not None:
             console.print(f"checking {manifest.key} ...")
-        report = check_bot(manifest.folder, ruleset=ruleset)
+        report = check_bot(manifest.folder, ruleset=ruleset, limits=limits)
         if not report.ok:
             reasons = "; ".join(report.problems + report.faults[:3])
             raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "

@@ -60,7 +60,7 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     for name, version in store.entrants(tournament):
         bot = store.get_bot(name, version)
         manifest = load_manifest(bot.path)
-        out.append(Entrant(key=manifest.key, manifest=manifest))
+        out.append(Entrant(key=manifest.key, manifest=manifest, content_hash=bot.content_hash))
     return out
 
 

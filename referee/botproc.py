@@ -22,6 +22,7 @@ import functools
 import json
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -37,7 +38,9 @@ import grpc
 from belote.bot.v1 import bot_pb2 as pb
 from belote.bot.v1 import bot_pb2_grpc as pb_grpc
 
-from .manifest import Manifest
+from . import sandbox
+from .manifest import Manifest, content_hash
+from .sandbox import Limits
 
 MAX_MESSAGE_BYTES = 64 * 1024
 _CHANNEL_OPTIONS = [
@@ -50,55 +53,9 @@ _CHANNEL_OPTIONS = [
 ]
 
 
-@dataclass(frozen=True)
-class Limits:
-    """The sandbox of one bot process, enforced by :mod:`referee.launch`.
-
-    Resource limits (setrlimit; 0 = unset): ``cpu_s`` CPU seconds, ``memory_mib``
-    address space in MiB (a Python gRPC bot needs ≥ 128; Java and Node need far
-    more address space than they use: raise it or set 0 for them), ``nproc``
-    processes, ``fsize_mib`` largest file written in MiB.  ``isolate``: new network
-    and PID namespaces where the kernel allows (see :func:`sandbox_report`).
-    """
-
-    cpu_s: int = 0
-    memory_mib: int = 4096
-    nproc: int = 0
-    fsize_mib: int = 64
-    isolate: bool = True
-    writable: tuple[str, ...] = ()
-    """with ``isolate``: folders besides the private working folder the bot may write in"""
-
-
-@functools.cache
-def sandbox_support() -> dict[str, bool]:
-    """What isolation bots get on this machine: ``{"network": bool, "pid": bool, "filesystem": bool}``."""
-    try:
-        out = subprocess.run([sys.executable, "-m", "referee.launch", "--probe"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout
-        return {k: bool(v) for k, v in json.loads(out.strip().splitlines()[-1]).items()}
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return {"network": False, "pid": False, "filesystem": False}
-
-
 def sandbox_report(limits: Limits) -> str:
-    """One line saying what the sandbox enforces here (never claiming more)."""
-    parts = []
-    if limits.isolate:
-        got = sandbox_support()
-        parts.append("no network (own network namespace)" if got["network"] else
-                     "NETWORK NOT ISOLATED (no network namespace allowed here)")
-        parts.append("own PID namespace" if got["pid"] else "process group only (no PID namespace allowed here)")
-    else:
-        parts.append("network and PID namespaces off")
-    for name, value, unit in (("CPU", limits.cpu_s, " s"), ("address space", limits.memory_mib, " MiB"),
-                              ("processes", limits.nproc, ""), ("file size", limits.fsize_mib, " MiB")):
-        parts.append(f"{name} ≤ {value}{unit}" if value else f"{name} unlimited")
-    if limits.isolate and sandbox_support().get("filesystem"):
-        parts.append("file system read-only but for a private working folder")
-    else:
-        parts.append("FILE SYSTEM WRITABLE (only the working folder is private)")
-    return "bot sandbox: " + "; ".join(parts)
+    """One line saying what the bot sandbox enforces here (see :func:`referee.sandbox.report`)."""
+    return sandbox.report(limits)
 
 
 class DecideError(grpc.RpcError):
@@ -220,6 +177,21 @@ def _workdir_root() -> Path:
     return root
 
 
+def _read_child_pid(fd: int, deadline: float) -> int | None:
+    """The sandbox's ``child-pid`` from bwrap's ``--info-fd`` JSON (read until it parses, EOF or ``deadline``)."""
+    raw = b""
+    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        raw += chunk
+        try:
+            return int(json.loads(raw)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
 class BotStartError(RuntimeError):
     """The bot did not start or did not answer within the start-up deadline."""
 
@@ -232,7 +204,9 @@ class BotClient:
         endpoint: dial a bot already listening at ``host:port``.
         seed: the RNG seed given to the bot process (``BELOTE_BOT_SEED``); never a board's seed.
         startup_s: seconds to wait for the bot to listen and answer.
-        limits: resource limits of the process.
+        limits: the sandbox and resource limits of the process (:mod:`referee.sandbox`).
+        content_hash: the frozen copy's SHA-256 (:func:`referee.manifest.content_hash`); when
+            given, the folder is hashed again before every start and a changed copy is refused.
     """
 
     stream_decisions: bool = True
@@ -240,6 +214,7 @@ class BotClient:
     _stream: _DecideStream | None = None
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
     _watchdog: _Watchdog | None = None
+    _uid: sandbox.UidClaim | None = None
 
     def __init__(
         self,
@@ -249,12 +224,14 @@ class BotClient:
         seed: int = 0,
         startup_s: float = 10.0,
         limits: Limits = Limits(),
+        content_hash: str | None = None,
     ):
         self.manifest = manifest
         self.endpoint = endpoint
         self.seed = seed
         self.startup_s = startup_s
         self.limits = limits
+        self.content_hash = content_hash
         self.process: subprocess.Popen | None = None
         self.workdir: Path | None = None
         self.channel: grpc.Channel | None = None
@@ -264,51 +241,39 @@ class BotClient:
     def start(self) -> None:
         """Start (or dial) the bot and wait until it accepts calls.
 
+        A local bot runs in the sandbox (:mod:`referee.sandbox`) unless ``limits.isolate``
+        is off; its stdout and stderr go to ``bot.log`` in a host folder it cannot see.
+
         Raises:
-            BotStartError: the command cannot run, the process exits, or it is not
-                ready within ``startup_s``.
+            BotStartError: the frozen copy changed, the sandbox is unavailable, the command
+                cannot run, the process exits, or it is not ready within ``startup_s``.
         """
         if self.endpoint is not None:
             target = self.endpoint
         else:
             assert self.manifest is not None
+            if self.content_hash is not None:
+                try:
+                    digest = content_hash(self.manifest.folder)
+                except OSError as e:
+                    digest = f"unreadable ({e})"
+                if digest != self.content_hash:
+                    raise BotStartError(
+                        f"{self.manifest.key}: its frozen copy {self.manifest.folder} has changed since it was "
+                        f"submitted (content hash {digest[:12]}, registered {self.content_hash[:12]}): refused; "
+                        "submit the bot again as a new version")
             self.workdir = Path(tempfile.mkdtemp(prefix="bot-", dir=_workdir_root()))
             os.chmod(self.workdir, 0o700)
-            sock = self.workdir / "bot.sock"
-            target = f"unix://{sock}"
-            python_dir = str(Path(sys.executable).parent)
-            env = {
-                "PATH": python_dir + os.pathsep + os.environ.get("PATH", os.defpath),
-                "HOME": str(self.workdir),
-                "TMPDIR": str(self.workdir),
-                "LANG": "C.UTF-8",
-                "PYTHONUNBUFFERED": "1",
-                "BELOTE_BOT_LISTEN": str(sock),
-                "BELOTE_BOT_SEED": str(self.seed),
-            }
-            lim = self.limits
             bot_command = list(self.manifest.command)
             if bot_command[0] == "python":  # the manifest's "python" is the arena's own interpreter
                 bot_command[0] = sys.executable
-            command = [
-                sys.executable, "-m", "referee.launch",
-                f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--nproc={lim.nproc}", f"--fsize={lim.fsize_mib}",
-                *(["--isolate"] if lim.isolate else []), *(f"--writable={w}" for w in lim.writable),
-                f"--parent={os.getpid()}",
-                "--", *bot_command,
-            ]
-            log = open(self.workdir / "bot.log", "wb")
-            try:
-                self.process = subprocess.Popen(
-                    command, cwd=self.manifest.folder, env=env, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                )
-            except OSError as e:
-                raise BotStartError(f"cannot start {self.manifest.key}: {e}") from None
-            finally:
-                log.close()
+            if self.limits.isolate:
+                sock = self._start_sandboxed(bot_command)
+            else:
+                sock = self._start_unisolated(bot_command)
+            target = f"unix://{sock}"
             deadline = time.monotonic() + self.startup_s
-            while not sock.exists():
+            while not os.path.exists(sock):
                 if self.process.poll() is not None:
                     raise BotStartError(f"{self.manifest.key} exited with status {self.process.returncode} at start-up: {self.log_tail()}")
                 if time.monotonic() > deadline:
@@ -320,6 +285,71 @@ class BotClient:
         except grpc.FutureTimeoutError:
             raise BotStartError(f"{self.name} accepted no gRPC connection within {self.startup_s:.0f} s") from None
         self.stub = pb_grpc.BotServiceStub(self.channel)
+
+    def _env(self, listen: str, home: str, tmp: str) -> dict[str, str]:
+        """The bot's whole environment: these seven variables and nothing else."""
+        python_dir = str(Path(sys.executable).parent)
+        return {
+            "PATH": python_dir + os.pathsep + "/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "TMPDIR": tmp,
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "BELOTE_BOT_LISTEN": listen,
+            "BELOTE_BOT_SEED": str(self.seed),
+        }
+
+    def _popen(self, command: list[str], cwd: str | Path, env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> None:
+        log = open(self.workdir / "bot.log", "wb")
+        try:
+            self.process = subprocess.Popen(
+                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, pass_fds=pass_fds,
+            )
+        except OSError as e:
+            raise BotStartError(f"cannot start {self.manifest.key}: {e}") from None
+        finally:
+            log.close()
+
+    def _start_sandboxed(self, bot_command: list[str]) -> str:
+        """Start the bot under bubblewrap; return the host path of its socket."""
+        support = sandbox.support()
+        if not support.works:
+            raise BotStartError(f"the bot sandbox is unavailable: {support.problem}")
+        if sandbox.is_root():
+            self._uid = sandbox.UidClaim()
+        env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
+        info_r, info_w = os.pipe()
+        sec_r = sandbox._bpf_pipe(sandbox.seccomp_program())
+        try:
+            command = sandbox.bwrap_command(
+                support.bwrap, self.manifest.folder, bot_command, env, self.limits,
+                uid=self._uid.uid if self._uid else None, info_fd=info_w, seccomp_fd=sec_r)
+            self._popen(command, "/", {"PATH": os.defpath}, (info_w, *([sec_r] if sec_r is not None else [])))
+            os.close(info_w)
+            info_w = -1
+            child = _read_child_pid(info_r, time.monotonic() + self.startup_s)
+            if child is None:
+                if self.process.poll() is None:
+                    raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")
+                raise BotStartError(f"{self.manifest.key}: the sandbox failed to start: {self.log_tail()}")
+        finally:
+            for fd in (info_r, info_w, sec_r):
+                if fd is not None and fd >= 0:
+                    os.close(fd)
+        return f"/proc/{child}/root{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}"
+
+    def _start_unisolated(self, bot_command: list[str]) -> str:
+        """Start the bot as this user with resource limits only (``--no-isolate``)."""
+        sock = str(self.workdir / "bot.sock")
+        lim = self.limits
+        command = [
+            sys.executable, "-m", "referee.launch",
+            f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--fsize={lim.fsize_mib}",  # RLIMIT_NPROC would
+            f"--parent={os.getpid()}"  # count every process of this user, the referee included, "--", *bot_command,
+        ]
+        self._popen(command, self.manifest.folder, self._env(sock, str(self.workdir), str(self.workdir)))
+        return sock
 
     @property
     def name(self) -> str:
@@ -366,6 +396,9 @@ class BotClient:
             except ProcessLookupError:
                 pass
             self.process = None
+        if self._uid is not None:
+            self._uid.release()
+            self._uid = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None

