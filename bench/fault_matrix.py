@@ -25,10 +25,12 @@ from arena.schedule import suit_permutation  # noqa: E402
 from referee.botproc import Limits  # noqa: E402
 from referee.match import MatchConfig, play_match  # noqa: E402
 from referee.rules import RULESETS, make_board  # noqa: E402
-from tests.referee.botkit import entrant, leftover_processes  # noqa: E402
+from tests.referee.botkit import deals, entrant, leftover_processes  # noqa: E402
 
 BOARD_SEED = 11
-ON_BOARD_1 = ("--deals", "2", "--nth", "2")  # deal 2 of a table = board 1, the 2nd decision asked
+MATCH_SEED, MATCH_ID = 3, "fault-matrix"
+# board 1 at both tables (its opaque deal numbers, referee.secret), the 2nd decision asked
+ON_BOARD_1 = ("--deals", deals(1, seed=MATCH_SEED, match_id=MATCH_ID), "--nth", "2")
 
 # label, bot, arguments, expected kind(s), config overrides
 CASES = [
@@ -55,16 +57,17 @@ def run_once(bot: str, args, boards: int, decision_ms: int, overrides: dict) -> 
             listener = socket.create_server(("127.0.0.1", 0))
             out = root / "out"
             out.mkdir()
+            out.chmod(0o1777)  # the sandboxed bot runs as a uid of its own
             args = ("--out", out, "--port", listener.getsockname()[1])
             overrides = {**overrides, "limits": Limits(writable=(str(out),))}  # it reports there
         try:
             bad, good = entrant(root, bot, *args), entrant(root, "random")
             rs = RULESETS["classic"]
-            cfg = MatchConfig(ruleset=rs, seed=3, decision_ms=decision_ms, **overrides)
+            cfg = MatchConfig(ruleset=rs, seed=MATCH_SEED, decision_ms=decision_ms, **overrides)
             board_list = [make_board(BOARD_SEED, k, rs.seats) for k in range(boards)]
             done: list[int] = []
             t0 = time.perf_counter()
-            results = play_match("fault-matrix", bad, good, board_list, cfg,
+            results = play_match(MATCH_ID, bad, good, board_list, cfg,
                                  permutations=lambda k: suit_permutation(BOARD_SEED, k),
                                  on_board_pair=lambda r: done.append(r.board))
             seconds = time.perf_counter() - t0

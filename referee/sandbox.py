@@ -232,6 +232,14 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         made.add(dest)
         args.extend([flag, src, dest])
 
+    # the private tmpfs folders first: a folder bound below /tmp (tests) then lands on top
+    size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    made.add("/dev")
+    for tmp in ("/tmp", "/dev/shm", WORK_DIR):
+        dirs_for(tmp)
+        made.add(tmp)
+        args += ["--perms", "1777", *(["--size", size] if size else []), "--tmpfs", tmp]
     bind("--ro-bind", "/usr")
     for link in _TOP_LINKS:
         if os.path.islink(link):
@@ -246,11 +254,6 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     for path in limits.writable:
         bind("--bind", os.path.realpath(path))
     bind("--ro-bind", str(code), CODE_DIR)
-    size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    for tmp in ("/tmp", "/dev/shm", WORK_DIR):
-        dirs_for(tmp)
-        args += ["--perms", "1777", *(["--size", size] if size else []), "--tmpfs", tmp]
     args += ["--chdir", CODE_DIR, "--clearenv"]
     for k, v in env.items():
         args += ["--setenv", k, v]

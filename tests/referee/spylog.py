@@ -14,11 +14,12 @@ _MESSAGES = {"start": pb.StartMatchRequest, "decide": pb.DecideRequest, "end": p
 
 @dataclass
 class SpyLog:
-    """One spy process: its pid, parent, working directory, environment, argv and
-    every request it received, in order."""
+    """One spy process: its id (its ``BELOTE_BOT_SEED``), its pid and the pids it could
+    see, working directory, environment, argv and every request it received, in order."""
 
+    id: int
     pid: int
-    ppid: int
+    procs: list[int]
     cwd: str
     env: dict[str, str]
     argv: list[str]
@@ -28,15 +29,16 @@ class SpyLog:
 
 
 def read_spy_logs(folder: Path) -> dict[int, SpyLog]:
-    """Every spy log in ``folder`` by pid."""
+    """Every spy log in ``folder`` by id (the process's ``BELOTE_BOT_SEED``)."""
     logs = {}
     for path in sorted(folder.glob("*.jsonl")):
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         head = lines[0]
-        log = SpyLog(pid=head["pid"], ppid=head["ppid"], cwd=head["cwd"], env=head["env"], argv=head["argv"])
+        log = SpyLog(id=head["id"], pid=head["pid"], procs=head["procs"], cwd=head["cwd"], env=head["env"],
+                     argv=head["argv"])
         for line in lines[1:]:
-            assert line["pid"] == log.pid
+            assert line["id"] == log.id
             msg = _MESSAGES[line["call"]].FromString(base64.b64decode(line["msg"]))
             getattr(log, line["call"] + "s").append(msg)
-        logs[log.pid] = log
+        logs[log.id] = log
     return logs

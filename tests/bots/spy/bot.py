@@ -1,9 +1,11 @@
 """Test bot 'spy': plays a random legal action and writes down everything it is told.
 
-``python bot.py --out DIR`` (tests/bots/README.md). Writes ``DIR/<pid>.jsonl``:
-a first line ``{"pid", "ppid", "cwd", "env", "argv"}`` (the whole ``os.environ``
-the referee gave it), then one line per call: ``{"call": "start"|"decide"|"end",
-"pid", "msg"}`` with the request serialised (base64 of the protobuf bytes), so
+``python bot.py --out DIR`` (tests/bots/README.md). Writes ``DIR/<id>.jsonl``, where
+``id`` is its ``BELOTE_BOT_SEED`` (unique per process; the referee's ``BotClient.seed``,
+so a test can tell which process wrote what — a sandboxed bot cannot know its host pid):
+a first line ``{"id", "pid", "procs", "cwd", "env", "argv"}`` (its pid and the pids it
+can see in ``/proc``, the whole ``os.environ`` the referee gave it), then one line per
+call: ``{"call": "start"|"decide"|"end", "id", "msg"}`` with the request serialised (base64 of the protobuf bytes), so
 a test can read it back exactly. Without ``--out`` it writes to ``./spy-out``.
 Each line is flushed at once, so a killed spy loses nothing it was told.
 """
@@ -20,45 +22,30 @@ from pathlib import Path
 from sample_bots.sdk import Bot, pb, serve
 
 
-def host_pid() -> int:
-    """This process's pid as the machine sees it: in the referee's PID namespace sandbox
-    ``os.getpid()`` is 1 in every bot, but ``/proc`` is the host's, so ``/proc/self`` names the real one."""
-    try:
-        return int(os.readlink("/proc/self"))
-    except (OSError, ValueError):
-        return os.getpid()
+def process_id() -> int:
+    """This process's identity for the test: its RNG seed, different in every bot process."""
+    return int(os.environ.get("BELOTE_BOT_SEED", "0"))
 
 
-def started_pid() -> int:
-    """The pid of the process the referee started for this bot: the bot itself, or, when the
-    sandbox runs it as PID 1 of a new PID namespace, its parent (the referee.launch wrapper)."""
-    return host_ppid() if os.getpid() == 1 else host_pid()
-
-
-def host_ppid(pid: int | None = None) -> int:
-    """The parent's pid of ``pid`` (default: this process) as the machine sees it
-    (field 4 of ``/proc/PID/stat``)."""
-    try:
-        with open(f"/proc/{pid or host_pid()}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return os.getppid()
+def visible_pids() -> list[int]:
+    """The processes this bot can see (its own PID namespace's, in the sandbox)."""
+    return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
 
 
 class SpyBot(Bot):
     def __init__(self, out: Path):
         super().__init__()
         out.mkdir(parents=True, exist_ok=True)
-        self.file = open(out / f"{started_pid()}.jsonl", "a", encoding="utf-8")
-        self.write({"pid": started_pid(), "ppid": host_ppid(started_pid()), "cwd": os.getcwd(), "env": dict(os.environ),
-                    "argv": sys.argv})
+        self.file = open(out / f"{process_id()}.jsonl", "a", encoding="utf-8")
+        self.write({"id": process_id(), "pid": os.getpid(), "procs": visible_pids(), "cwd": os.getcwd(),
+                    "env": dict(os.environ), "argv": sys.argv})
 
     def write(self, line: dict) -> None:
         self.file.write(json.dumps(line) + "\n")
         self.file.flush()
 
     def log(self, call: str, msg) -> None:
-        self.write({"call": call, "pid": started_pid(), "msg": base64.b64encode(msg.SerializeToString()).decode()})
+        self.write({"call": call, "id": process_id(), "msg": base64.b64encode(msg.SerializeToString()).decode()})
 
     def on_start_match(self, request: pb.StartMatchRequest) -> None:
         self.log("start", request)
