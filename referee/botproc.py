@@ -345,8 +345,9 @@ class BotClient:
         lim = self.limits
         command = [
             sys.executable, "-m", "referee.launch",
-            f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--fsize={lim.fsize_mib}",  # RLIMIT_NPROC would
-            f"--parent={os.getpid()}"  # count every process of this user, the referee included, "--", *bot_command,
+            # no RLIMIT_NPROC: it would count every process of this user, the referee included
+            f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--fsize={lim.fsize_mib}",
+            f"--parent={os.getpid()}", "--", *bot_command,
         ]
         self._popen(command, self.manifest.folder, self._env(sock, str(self.workdir), str(self.workdir)))
         return sock
