@@ -287,7 +287,7 @@ class BotClient:
         self.stub = pb_grpc.BotServiceStub(self.channel)
 
     def _env(self, listen: str, home: str, tmp: str) -> dict[str, str]:
-        """The bot's whole environment: these seven variables and nothing else."""
+        """The bot's whole environment: these seven variables (and, in the sandbox, ``PWD``, set by bwrap)."""
         python_dir = str(Path(sys.executable).parent)
         return {
             "PATH": python_dir + os.pathsep + "/usr/local/bin:/usr/bin:/bin",

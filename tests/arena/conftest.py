@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from tests.referee.botkit import code_folder
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_bots"
@@ -34,7 +35,8 @@ def output(result) -> str:
 
 
 def procs_under(root: Path) -> list[int]:
-    """PIDs (not ours) whose cwd is under ``root`` — bot processes started from frozen copies there."""
+    """PIDs (not ours) whose cwd, or sandboxed code folder, is under ``root`` — bot processes
+    started from frozen copies there."""
     root = str(root.resolve())
     found = []
     for d in Path("/proc").iterdir():
@@ -44,6 +46,8 @@ def procs_under(root: Path) -> list[int]:
             cwd = os.readlink(d / "cwd")
         except OSError:
             continue
+        if cwd == "/arena/bot":  # sandboxed: its own mount namespace
+            cwd = code_folder(d.name)
         if cwd == root or cwd.startswith(root + os.sep):
             found.append(int(d.name))
     return found

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee import match as match_module
+from referee import secret
 from referee.botproc import BotClient
 from referee.manifest import load_manifest
 from referee.match import Entrant
@@ -49,6 +50,15 @@ def entrant(tmp: Path, bot: str, *args: object, name: str | None = None) -> Entr
     return Entrant(key=manifest.key, manifest=manifest)
 
 
+def deals(*boards: int, seed: int = 3, match_id: str = "test-match") -> str:
+    """The ``--deals`` argument of a fault bot (tests/bots/README.md) that misbehaves on
+    ``boards`` at both tables: their ``Observation.deal_number``s, opaque numbers the
+    referee derives from the match's seed and name (``referee.secret.deal_number``).
+    The defaults are those of ``tests/referee/test_match.play``."""
+    key = secret.bot_key(seed)
+    return ",".join(str(secret.deal_number(key, match_id, t, b)) for b in boards for t in (1, 2))
+
+
 # ------------------------------------------------------------------ processes
 def _proc_info(pid: str) -> tuple[int, str, str, str] | None:
     """(ppid, state, cwd, cmdline) of a live process, None if it is gone or unreadable."""
@@ -66,9 +76,25 @@ def _proc_info(pid: str) -> tuple[int, str, str, str] | None:
     return int(rest[1]), rest[0], cwd, cmd
 
 
+def code_folder(pid: int | str) -> str:
+    """The host folder a sandboxed process's ``/arena/bot`` is bound from ("" if none):
+    a sandboxed bot's cwd is ``/arena/bot`` in its own mount namespace, so its
+    ``/proc/PID/mountinfo`` tells which bot folder it runs."""
+    try:
+        with open(f"/proc/{pid}/mountinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 4 and fields[4] == "/arena/bot":
+                    return fields[3].replace("\\040", " ")
+    except OSError:
+        pass
+    return ""
+
+
 def bot_processes(root: Path) -> list[str]:
     """Processes of this test: children of this process (zombies included) or any
-    process whose working directory is under ``root`` (where the test's bots live)."""
+    process whose working directory or sandboxed code folder is under ``root`` (where
+    the test's bots live)."""
     me, root_s = os.getpid(), str(root)
     out = []
     for pid in os.listdir("/proc"):
@@ -78,8 +104,9 @@ def bot_processes(root: Path) -> list[str]:
         if info is None:
             continue
         ppid, state, cwd, cmd = info
-        if ppid == me or cwd == root_s or cwd.startswith(root_s + os.sep):
-            out.append(f"pid {pid} ({state}) cwd={cwd or '?'}: {cmd}")
+        code = code_folder(pid) if cwd == "/arena/bot" else ""
+        if ppid == me or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
+            out.append(f"pid {pid} ({state}) cwd={code or cwd or '?'}: {cmd}")
     return out
 
 
@@ -98,7 +125,8 @@ def leftover_processes(root: Path, wait_s: float = 3.0) -> list[str]:
 class CallLog:
     """What the referee did, in order, seen from its own classes (patched by :func:`install_call_log`):
 
-    ``("start", key, table, seat, pid)`` a bot process started and answered StartMatch;
+    ``("start", key, table, seat, pid, seed)`` a bot process started (``pid``: the process the
+    referee started, the sandbox's bwrap; ``seed``: its ``BELOTE_BOT_SEED``) and answered StartMatch;
     ``("start-failed", key, table, seat, None)`` an attempt that failed;
     ``("decide", key, pid)`` a decision call; ``("board", number)`` appended by the test's
     ``on_board_pair``.
@@ -140,7 +168,7 @@ def install_call_log(monkeypatch) -> CallLog:
             log.events.append(("start-failed", self.entrant.key, self.table, self.seat, None))
         elif client is not before:
             pid = client.process.pid if client.process is not None else None
-            log.events.append(("start", self.entrant.key, self.table, self.seat, pid))
+            log.events.append(("start", self.entrant.key, self.table, self.seat, pid, client.seed))
         return client
 
     def logged_decide(self, request, timeout_s):
