@@ -215,6 +215,7 @@ class BotClient:
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
     _watchdog: _Watchdog | None = None
     _uid: sandbox.UidClaim | None = None
+    _cgroup: sandbox.Cgroup | None = None
 
     def __init__(
         self,
@@ -318,6 +319,8 @@ class BotClient:
             raise BotStartError(f"the bot sandbox is unavailable: {support.problem}")
         if sandbox.is_root():
             self._uid = sandbox.UidClaim()
+        if support.cgroups:
+            self._cgroup = sandbox.Cgroup(self.limits)
         env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
         info_r, info_w = os.pipe()
         sec_r = sandbox._bpf_pipe(sandbox.seccomp_program())
@@ -325,6 +328,7 @@ class BotClient:
             command = sandbox.bwrap_command(
                 support.bwrap, self.manifest.folder, bot_command, env, self.limits,
                 uid=self._uid.uid if self._uid else None, info_fd=info_w, seccomp_fd=sec_r)
+            command = sandbox.cgroup_wrapper(self._cgroup.procs if self._cgroup else []) + command
             self._popen(command, "/", {"PATH": os.defpath}, (info_w, *([sec_r] if sec_r is not None else [])))
             os.close(info_w)
             info_w = -1
@@ -397,6 +401,9 @@ class BotClient:
             except ProcessLookupError:
                 pass
             self.process = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         if self._uid is not None:
             self._uid.release()
             self._uid = None

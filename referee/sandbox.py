@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,13 +76,16 @@ class Limits:
 
     Attributes:
         cpu_s: CPU seconds per process (SIGXCPU, then SIGKILL one second later).
-        memory_mib: address space per process, MiB (a Python gRPC bot needs ≥ 128;
-            Java and Node reserve far more than they use: raise it or set 0 for them).
+        memory_mib: memory, MiB: the address space of each process and, where cgroups
+            can be made (:func:`cgroup_folders`), the memory of the whole bot, children
+            and its tmpfs files included (a Python gRPC bot needs ≥ 128; Java and Node
+            reserve far more address space than they use: raise it or set 0 for them).
         nproc: processes and threads of the whole bot, children included (a Python
-            gRPC bot uses about 20).
+            gRPC bot uses about 20): counted per uid, and by the pids cgroup where there is one.
         fsize_mib: largest file written, MiB (also caps the bot's log on the host).
         disk_mib: size of each of its tmpfs folders (``/arena/work``, ``/tmp``, ``/dev/shm``), MiB.
         nofile: open file descriptors per process.
+        cpus: CPU cores the whole bot may use at once (cgroup CPU quota; 0 = no quota).
         isolate: run under the bubblewrap sandbox (False: limits only, no isolation —
             for trusted bots on machines without the sandbox).
         writable: host folders bound read-write at the same path inside the sandbox
@@ -94,6 +98,7 @@ class Limits:
     fsize_mib: int = 64
     disk_mib: int = 64
     nofile: int = 256
+    cpus: float = 1.0
     isolate: bool = True
     writable: tuple[str, ...] = ()
 
@@ -107,6 +112,7 @@ class Support:
         works: a probe sandbox ran and was isolated as described in this module.
         identity: how the bot's identity is made unprivileged, in words.
         seccomp: the seccomp filter is applied.
+        cgroups: the cgroup controllers that limit each bot as a whole (``memory``, ``pids``, ``cpu``).
         problem: when not ``works``: what is missing and how to get it.
     """
 
@@ -114,6 +120,7 @@ class Support:
     works: bool
     identity: str
     seccomp: bool
+    cgroups: tuple[str, ...] = ()
     problem: str = ""
 
 
@@ -182,6 +189,133 @@ class UidClaim:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+#: What each cgroup controller limits for a bot as a whole: {controller: [(file, value of limits)]}.
+_CGROUP_V1 = {
+    "memory": [("memory.limit_in_bytes", lambda lim: lim.memory_mib * 1024 * 1024),
+               ("memory.memsw.limit_in_bytes", lambda lim: lim.memory_mib * 1024 * 1024)],
+    "pids": [("pids.max", lambda lim: lim.nproc)],
+    "cpu": [("cpu.cfs_period_us", lambda lim: 100_000), ("cpu.cfs_quota_us", lambda lim: int(lim.cpus * 100_000))],
+}
+_CGROUP_V2 = {"memory": [("memory.max", _CGROUP_V1["memory"][0][1]), ("memory.swap.max", lambda lim: 0)],
+              "pids": [("pids.max", lambda lim: lim.nproc)],
+              "cpu": [("cpu.max", lambda lim: f"{int(lim.cpus * 100_000)} 100000")]}
+_CGROUP_PREFIX = "belote-bot-"
+
+
+@functools.cache
+def cgroup_folders() -> dict[str, Path]:
+    """This process's cgroup folders where it may create children, per controller
+    (``memory``, ``pids``, ``cpu``): cgroup v1 hierarchies, or cgroup v2 where the
+    controllers are delegated (enabled in ``cgroup.subtree_control``).  Empty when
+    the machine gives none (not root, no delegation)."""
+    if not is_root():
+        return {}
+    try:
+        mine = [line.rstrip("\n").split(":", 2) for line in open("/proc/self/cgroup")]
+        mounts = [line.split() for line in open("/proc/self/mountinfo")]
+    except OSError:
+        return {}
+    found: dict[str, Path] = {}
+    for fields in mounts:
+        sep = fields.index("-")
+        fstype, point, root, opts = fields[sep + 1], fields[4], fields[3], fields[-1].split(",")
+        for _, controllers, path in mine:
+            if fstype == "cgroup":
+                for c in controllers.split(","):
+                    folder = Path(point + "/" + os.path.relpath(path, root)).resolve()
+                    if c in _CGROUP_V1 and c in opts and os.access(folder, os.W_OK):
+                        found.setdefault(c, folder)
+            elif fstype == "cgroup2" and controllers == "":
+                folder = Path(point + "/" + os.path.relpath(path, root)).resolve()
+                try:
+                    enabled = (folder / "cgroup.subtree_control").read_text().split()
+                except OSError:
+                    continue
+                for c in _CGROUP_V2:
+                    if c in enabled and os.access(folder, os.W_OK):
+                        found.setdefault(c, folder)
+    return found
+
+
+def _cgroup_version(folder: Path) -> int:
+    return 2 if (folder / "cgroup.controllers").exists() else 1
+
+
+class Cgroup:
+    """The cgroups of one bot: memory, processes and CPU rate for the bot as a whole,
+    children included (``limits.memory_mib``, ``limits.nproc``, ``limits.cpus``).
+
+    ``procs`` are the ``cgroup.procs`` files a process writes its pid to before it
+    starts the sandbox (:func:`cgroup_wrapper`); :meth:`remove` deletes the folders once
+    the bot's processes are gone.  Folders of referees that died are swept by the next.
+    """
+
+    _count = 0
+
+    def __init__(self, limits: Limits) -> None:
+        folders = cgroup_folders()
+        _sweep_cgroups(folders)
+        Cgroup._count += 1
+        name = f"{_CGROUP_PREFIX}{os.getpid()}-{Cgroup._count}"
+        self.folders: list[Path] = []
+        self.procs: list[str] = []
+        for controller, parent in sorted(folders.items()):
+            folder = parent / name
+            if folder in self.folders:  # cgroup v2: one folder for every controller
+                table = _CGROUP_V2[controller]
+            else:
+                folder.mkdir(exist_ok=True)
+                self.folders.append(folder)
+                self.procs.append(str(folder / "cgroup.procs"))
+                table = (_CGROUP_V2 if _cgroup_version(parent) == 2 else _CGROUP_V1)[controller]
+            if controller == "cpu" and not limits.cpus:
+                continue
+            for file, value in table:
+                if (folder / file).exists() and (controller != "memory" or limits.memory_mib):
+                    (folder / file).write_text(str(value(limits)))
+
+    def remove(self, wait_s: float = 1.0) -> None:
+        """Delete the folders (retried for ``wait_s`` while the bot's last processes exit)."""
+        deadline = time.monotonic() + wait_s
+        for folder in self.folders:
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break  # left for the sweep of a later referee
+                    time.sleep(0.02)
+        self.folders = []
+
+
+def _sweep_cgroups(folders: dict[str, Path]) -> None:
+    """Remove empty bot cgroups left by referees that no longer run."""
+    for parent in set(folders.values()):
+        for old in parent.glob(_CGROUP_PREFIX + "*"):
+            try:
+                pid = int(old.name[len(_CGROUP_PREFIX):].split("-")[0])
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                try:
+                    old.rmdir()
+                except OSError:
+                    pass
+            except (ValueError, OSError):
+                continue
+
+
+def cgroup_wrapper(procs: list[str]) -> list[str]:
+    """A command prefix that moves itself into the cgroups ``procs`` then execs the rest:
+    every process of the sandbox is born inside them."""
+    if not procs:
+        return []
+    script = 'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
+    return ["/bin/sh", "-c", script, "sh", *procs, "--"]
 
 
 def _python_paths() -> list[str]:
@@ -308,17 +442,19 @@ def support() -> Support:
                        f"bubblewrap cannot make a sandbox here ({detail.strip()[-300:]}); unprivileged user "
                        "namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1 or "
                        "user.max_user_namespaces > 0), or run the arena as root")
-    return Support(bwrap, True, identity, program is not None)
+    return Support(bwrap, True, identity, program is not None, tuple(sorted(cgroup_folders())))
 
 
 def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str]:
     os.chmod(code, 0o755)
     claim = UidClaim() if is_root() else None
+    cgroup = Cgroup(Limits()) if cgroup_folders() else None
     info_r, info_w = os.pipe()
     sec_r = _bpf_pipe(program)
     try:
         cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
                             uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
+        cmd = cgroup_wrapper(cgroup.procs if cgroup else []) + cmd
         p = subprocess.run(cmd, pass_fds=[info_w] + ([sec_r] if sec_r is not None else []),
                            capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
         os.close(info_w)
@@ -331,6 +467,8 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
                 os.close(fd)
         if claim:
             claim.release()
+        if cgroup:
+            cgroup.remove()
 
 
 def _bpf_pipe(program: bytes | None) -> int | None:
@@ -358,4 +496,10 @@ def report(limits: Limits) -> str:
     parts = [f"bubblewrap: own mount, PID, network, IPC and UTS namespaces; {s.identity}",
              "seccomp filter" if s.seccomp else "NO seccomp filter (libseccomp not found)",
              "read-only system, interpreter and own code; private tmpfs folders", *lims]
+    whole = {"memory": f"memory ≤ {limits.memory_mib} MiB" if limits.memory_mib else "",
+             "pids": f"processes ≤ {limits.nproc}" if limits.nproc else "",
+             "cpu": f"CPU ≤ {limits.cpus:g} core(s)" if limits.cpus else ""}
+    whole_parts = [whole[c] for c in s.cgroups if whole[c]]
+    parts.append("for the whole bot (cgroups): " + ", ".join(whole_parts) if whole_parts else
+                 "no cgroups here: memory and CPU are limited per process only")
     return "bot sandbox: " + "; ".join(parts)

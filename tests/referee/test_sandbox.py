@@ -93,6 +93,9 @@ def test_sandbox_report_says_what_is_enforced():
     for part in ("processes ≤ 32", "address space/process ≤ 512 MiB", "CPU/process ≤ 30 s", "file size ≤ 8 MiB",
                  "private disk ≤ 16 MiB"):
         assert part in text, part
+    cg = sandbox.support().cgroups
+    assert ("for the whole bot (cgroups)" in text) == bool(cg)
+    assert ("memory ≤ 512 MiB" in text) == ("memory" in cg) and ("CPU ≤ 1 core(s)" in text) == ("cpu" in cg)
     off = sandbox_report(Limits(isolate=False))
     assert off.startswith("bot sandbox: OFF (--no-isolate)")
 
@@ -132,6 +135,52 @@ def test_changed_frozen_copy_is_refused_at_start(tmp_path):
     with pytest.raises(BotStartError, match="has changed since it was submitted"):
         client.start()
     client.close()
+
+
+_CHILDREN = """
+import os, time
+kids = []
+for i in range(4):
+    pid = os.fork()
+    if pid == 0:
+        b = bytearray(200 * 1024 * 1024)
+        for j in range(0, len(b), 4096):
+            b[j] = 1  # resident, not just reserved
+        time.sleep(1)
+        os._exit(0)
+    kids.append(pid)
+print(sorted(os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids))
+"""
+
+
+@pytest.mark.guard(60)
+def test_memory_of_the_whole_bot_is_bounded(tmp_path):
+    """Memory across children (issue 9): four children of 200 MiB each under memory_mib=300.
+    With a memory cgroup (root here) the bot as a whole gets 300 MiB: three children are
+    killed; without one each process is limited alone and all four live."""
+    (tmp_path / "m.py").write_text(_CHILDREN)
+    tmp_path.chmod(0o755)
+    lim = Limits(memory_mib=300)
+    claim = sandbox.UidClaim() if sandbox.is_root() else None
+    cgroup = sandbox.Cgroup(lim) if sandbox.support().cgroups else None
+    info_r, info_w = os.pipe()
+    try:
+        cmd = sandbox.bwrap_command(sandbox.support().bwrap, tmp_path, [sys.executable, "m.py"], {"PATH": "/usr/bin"},
+                                    lim, uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=None)
+        cmd = sandbox.cgroup_wrapper(cgroup.procs if cgroup else []) + cmd
+        p = subprocess.run(cmd, pass_fds=[info_w], capture_output=True, text=True, timeout=40)
+    finally:
+        os.close(info_r)
+        os.close(info_w)
+        if cgroup:
+            cgroup.remove()
+        if claim:
+            claim.release()
+    statuses = json.loads(p.stdout.strip().splitlines()[-1])
+    if "memory" in sandbox.support().cgroups:
+        assert statuses == [-9, -9, -9, 0], p.stderr  # the kernel's OOM killer, inside the bot's cgroup
+    else:
+        assert statuses == [0, 0, 0, 0]
 
 
 def test_memory_limit_stops_a_hungry_bot_unisolated():
