@@ -24,6 +24,7 @@ from referee.manifest import ManifestError
 from referee.rules import RULESETS, RecordError, get_ruleset, load_record, replay as replay_record
 
 from .render import render_deal
+from .schedule import new_seed
 
 DEFAULT_DB = Path("results/arena.duckdb")
 
@@ -35,7 +36,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
-tournament_app = typer.Typer(help="Run and list duplicate round-robin tournaments.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 # Piped or captured output is not cut to 80 columns: tables and messages stay whole.
@@ -56,17 +57,30 @@ class ExportFormat(str, Enum):
 
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB results file", show_default=True)]
+#: The largest seed: a secret seed has 256 bits.
+MAX_SEED = 2**256 - 1
+#: How anyone checks a revealed seed against its commitment.
+VERIFY = "printf '%s' SEED | sha256sum"
 CpuOption = Annotated[int, typer.Option("--cpu-s", min=0, help="bot sandbox: CPU seconds per process (0 = unlimited)")]
-MemoryOption = Annotated[int, typer.Option("--memory-mib", min=0,
-                                           help="bot sandbox: address space per process, MiB (0 = unlimited)")]
-IsolateOption = Annotated[bool, typer.Option("--isolate/--no-isolate",
-                                             help="bot sandbox: own network and PID namespaces where allowed")]
+MemoryOption = Annotated[int, typer.Option(
+    "--memory-mib", min=0,
+    help="bot sandbox: memory, MiB, of each process and (where cgroups can be made) of the whole bot (0 = unlimited)")]
+IsolateOption = Annotated[bool, typer.Option(
+    "--isolate/--no-isolate",
+    help="bot sandbox (bubblewrap, SECURITY.md); --no-isolate runs bots unsandboxed as this user: trusted bots only")]
 
 
-def _limits(cpu_s: int, memory_mib: int, isolate: bool):
-    from referee.botproc import Limits
+def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None):
+    """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots."""
+    from referee.sandbox import Limits
 
-    return Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate)
+    from .entrants import SandboxRefused, sandbox_limits
+
+    limits = Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate)
+    try:
+        return sandbox_limits(limits, manifests or [], lambda m: err.print(f"[yellow]warning:[/] {m}", highlight=False))
+    except SandboxRefused as e:
+        raise fail(str(e)) from None
 
 
 @app.callback()
@@ -125,7 +139,9 @@ def replay(
 def match(
     bots: Annotated[list[str], typer.Option("--bot", help="a bot folder (with bot.toml) or host:port; give two")],
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
-    seed: Annotated[int, typer.Option(min=0, help="board set seed: the same seed deals the same boards")] = 1,
+    seed: Annotated[int | None, typer.Option(
+        min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
+        "[default: 256 random bits, secret until the match ends]", show_default=False)] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
@@ -134,15 +150,22 @@ def match(
     memory_mib: MemoryOption = 4096,
     isolate: IsolateOption = True,
 ) -> None:
-    """Play one duplicate match between two bots and print the result per board (nothing is stored)."""
+    """Play one duplicate match between two bots and print the result per board (nothing is stored).
+
+    Without --seed the boards come from a secret random seed: its commitment is
+    printed at the start and the seed itself at the end.
+    """
     from .matchview import run_match
+
+    from .entrants import resolve_entrant
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})")
     try:
+        manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
+        limits = _limits(cpu_s, memory_mib, isolate, manifests)
         run_match(bots, boards=boards, seed=seed, ruleset=RULESETS[ruleset.value], decision_ms=decision_ms,
-                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console,
-                  limits=_limits(cpu_s, memory_mib, isolate))
+                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
     except ManifestError as e:
         raise fail(str(e)) from None
 
@@ -176,13 +199,17 @@ def bots_check(
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+    isolate: IsolateOption = True,
 ) -> None:
     """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
+    from referee.manifest import load_manifest
+
     from .bots import check_bot
 
     try:
+        limits = _limits(0, 4096, isolate, [load_manifest(folder)])
         report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
-                           decision_ms=decision_ms)
+                           decision_ms=decision_ms, limits=limits)
     except ManifestError as e:
         raise fail(str(e)) from None
     _print_check(report)
@@ -194,15 +221,24 @@ def bots_check(
 def bots_submit(
     folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
     tournament: Annotated[str | None, typer.Option(help="also enter the bot in this tournament")] = None,
+    isolate: IsolateOption = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Check a bot, freeze a copy of its folder in the store, and register it."""
+    """Check a bot (in the sandbox), freeze a read-only copy of its folder in the store, and register it."""
+    from referee.manifest import load_manifest
+
+    from .store import StoreError
     from .submit import SubmitError, submit
 
+    try:
+        limits = _limits(0, 4096, isolate, [load_manifest(folder)])
+    except ManifestError as e:
+        raise fail(str(e)) from None
     store = open_store(db)
     try:
-        bot, fresh = submit(store, folder, store_root=db.parent / "bots", tournament=tournament, console=console)
-    except (ManifestError, SubmitError) as e:
+        bot, fresh = submit(store, folder, store_root=db.parent / "bots", tournament=tournament, console=console,
+                            limits=limits)
+    except (ManifestError, SubmitError, StoreError) as e:  # StoreError: e.g. a tournament whose seed is revealed
         raise fail(str(e)) from None
     finally:
         store.close()
@@ -234,7 +270,9 @@ def tournament_run(
     bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair [new tournament: 50]")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system [new tournament: classic]")] = None,
-    seed: Annotated[int | None, typer.Option(min=0, max=2**62, help="tournament seed [new tournament: 1]")] = None,
+    seed: Annotated[int | None, typer.Option(
+        min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
+        "[new tournament: 256 random bits, secret until it is complete]")] = None,
     workers: Annotated[int, typer.Option(
         min=1, max=64, help="matches played at once (with fewer matches than workers, runs of a match's boards)")] = 1,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
@@ -273,22 +311,33 @@ def tournament_run(
             for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing.ruleset),
                                       ("--seed", seed, existing.seed), ("--boards", boards, existing.boards_per_pair)):
                 if given is not None and given != have:
-                    raise fail(f"tournament {name!r} exists with {flag} {have}; leave {flag} out to resume it, "
+                    shown = "a secret seed" if flag == "--seed" and not existing.seed_revealed else f"{flag} {have}"
+                    raise fail(f"tournament {name!r} exists with {shown}; leave {flag} out to resume it, "
                                "or choose a new tournament name")
+            new = [k for k in keys if k not in existing.entrants]
+            if new and existing.seed_secret and existing.seed_revealed:
+                raise fail(f"tournament {name!r} is complete and its secret seed is revealed: a new entrant "
+                           f"({', '.join(new)}) could know every board. Enter it in a new tournament")
             rs = existing.resolved_ruleset()
         for m in manifests:
             if rs.name not in m.rulesets:
                 raise fail(f"{m.key} does not play {rs.name} (its bot.toml lists {', '.join(m.rulesets)})")
+        known = tour.entrants_of(store, name) if existing is not None else []
+        limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known])
         for folder in bots or []:  # check, freeze and register each bot
-            submit(store, folder, store_root=db.parent / "bots", console=console)
+            submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits)
         if existing is None:
-            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else 1,
-                                    boards if boards is not None else 50)
+            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
+                                    boards if boards is not None else 50, secret=seed is None)
+            if seed is not None:
+                err.print(f"note: seed {seed} was given with --seed: it is [bold]not secret[/] (anyone who knows or "
+                          "guesses it can deal every board, bots included); leave --seed out for a secret "
+                          "random seed", highlight=False)
         store.add_entrants(name, [(m.name, m.version) for m in manifests])
         t = store.get_tournament(name)
-        console.print(f"tournament [bold]{name}[/]: {t.ruleset}, seed {t.seed}, {t.boards_per_pair} boards "
-                      f"per pair, entrants: {', '.join(t.entrants) or 'none'}")
-        limits = _limits(cpu_s, memory_mib, isolate)
+        console.print(f"tournament [bold]{name}[/]: {t.ruleset}, {t.boards_per_pair} boards per pair, "
+                      f"entrants: {', '.join(t.entrants) or 'none'}", highlight=False)
+        console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -338,21 +387,99 @@ def tournament_run(
                   + (f" --db {db}" if db != DEFAULT_DB else ""))
 
 
+def _seed_words(t) -> str:
+    """How a tournament's seed stands, in words (never the secret itself)."""
+    if not t.seed_secret:
+        return f"seed {t.seed}, given with --seed: not secret"
+    if t.seed_revealed:
+        return "seed revealed now that the tournament is complete: arena tournament show " + t.name
+    return "seed secret until the tournament is complete"
+
+
+def _tournament_json(t) -> dict:
+    """A tournament as JSON: the seed (decimal text) only once it may be shown, else null."""
+    n = len(t.entrants)
+    return {
+        "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
+        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
+        "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
+        "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
+    }
+
+
 @tournament_app.command("list")
-def tournament_list(db: DbOption = DEFAULT_DB) -> None:
-    """List tournaments with their status."""
+def tournament_list(
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List tournaments: status, seed commitment, and the seed once it may be shown.
+
+    A secret seed is shown once the tournament is complete; until then only its
+    commitment (SHA-256 of the seed's decimal digits), which the seed will match.
+    """
     store = open_store(db, must_exist=True)
     try:
         rows = store.list_tournaments()
     finally:
         store.close()
-    t = Table(title="tournaments", header_style="bold")
-    for col in ("name", "ruleset", "seed", "boards/pair", "entrants", "board pairs", "status", "created"):
+    if as_json:
+        print(json.dumps([_tournament_json(r) for r in rows]))
+        return
+    t = Table(title="tournaments (full commitment and seed: arena tournament show NAME)", header_style="bold")
+    for col in ("name", "ruleset", "boards/pair", "entrants", "board pairs", "status", "created", "commitment"):
         t.add_column(col)
+    t.add_column("seed", overflow="fold")
     for r in rows:
-        t.add_row(r.name, r.ruleset, str(r.seed), str(r.boards_per_pair), str(len(r.entrants)),
-                  str(r.board_pairs), r.status, str(r.created_at)[:19])
+        seed = "secret" if r.public_seed is None else str(r.public_seed)
+        t.add_row(r.name, r.ruleset, str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
+                  str(r.created_at)[:19], r.commitment[:16] + "…", seed)
     console.print(t)
+
+
+@tournament_app.command("show")
+def tournament_show(
+    name: Annotated[str, typer.Argument(help="tournament name")],
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Show a tournament: ruleset and options, entrants, board pairs, status, seed commitment,
+    and the seed once it may be shown (a secret seed: when the tournament is complete).
+
+    The commitment is the SHA-256 of the seed's decimal digits (ASCII, no newline):
+    check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
+    with referee.rules.make_board(SEED, k).
+    """
+    store = open_store(db, must_exist=True)
+    try:
+        t = store.get_tournament(name)
+    finally:
+        store.close()
+    if t is None:
+        raise fail(f"no tournament {name!r} in {db}: see `arena tournament list`")
+    info = _tournament_json(t)
+    if as_json:
+        print(json.dumps(info))
+        return
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    n = len(t.entrants)
+    grid.add_row("tournament", t.name)
+    grid.add_row("ruleset", t.ruleset)
+    grid.add_row("options", json.dumps(t.options, sort_keys=True))
+    grid.add_row("boards", f"{t.boards_per_pair} per pair")
+    grid.add_row("entrants", ", ".join(t.entrants) + f" ({n * (n - 1) // 2} pairs)" if t.entrants else "none")
+    grid.add_row("board pairs", f"{t.board_pairs} of {info['board_pairs_total']} stored")
+    grid.add_row("status", t.status)
+    grid.add_row("created", info["created_at"] + " UTC")
+    grid.add_row("commitment", f"{t.commitment} (SHA-256 of the seed's decimal digits)")
+    if t.public_seed is None:
+        grid.add_row("seed", "secret until the tournament is complete")
+    else:
+        grid.add_row("seed", str(t.seed) + ("" if t.seed_secret else " (given with --seed: not secret)"))
+        grid.add_row("verify", f"{VERIFY} gives the commitment; board k is referee.rules.make_board(SEED, k)")
+    console.print(grid, highlight=False)
 
 
 # ---------------------------------------------------------------------- reports
@@ -532,14 +659,22 @@ def export(
     out: Annotated[Path, typer.Option(help="folder to write one file per table into")] = Path("results/export"),
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Write every table of the results database to files for other tools."""
+    """Write every table of the results database to files for other tools.
+
+    A tournament's secret seed, and the boards it deals, are written only once the
+    tournament is complete; its commitment always is.
+    """
     store = open_store(db, must_exist=True)
     try:
         files = store.export(out, fmt.value)
+        hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]
     finally:
         store.close()
     for f in files:
         console.print(str(f))
+    if hidden:
+        err.print(f"secret seeds left out until their tournament is complete (seed null, no boards rows): "
+                  f"{', '.join(hidden)}", highlight=False)
 
 
 def main() -> None:  # pragma: no cover - console entry point

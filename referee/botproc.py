@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
 import queue
-import select
 import shutil
 import signal
 import subprocess
@@ -30,7 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -177,21 +174,6 @@ def _workdir_root() -> Path:
     return root
 
 
-def _read_child_pid(fd: int, deadline: float) -> int | None:
-    """The sandbox's ``child-pid`` from bwrap's ``--info-fd`` JSON (read until it parses, EOF or ``deadline``)."""
-    raw = b""
-    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        raw += chunk
-        try:
-            return int(json.loads(raw)["child-pid"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return None
-
-
 class BotStartError(RuntimeError):
     """The bot did not start or did not answer within the start-up deadline."""
 
@@ -323,7 +305,7 @@ class BotClient:
             self._cgroup = sandbox.Cgroup(self.limits)
         env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
         info_r, info_w = os.pipe()
-        sec_r = sandbox._bpf_pipe(sandbox.seccomp_program())
+        sec_r = sandbox.seccomp_fd(sandbox.seccomp_program())
         try:
             command = sandbox.bwrap_command(
                 support.bwrap, self.manifest.folder, bot_command, env, self.limits,
@@ -332,7 +314,7 @@ class BotClient:
             self._popen(command, "/", {"PATH": os.defpath}, (info_w, *([sec_r] if sec_r is not None else [])))
             os.close(info_w)
             info_w = -1
-            child = _read_child_pid(info_r, time.monotonic() + self.startup_s)
+            child = sandbox.read_child_pid(info_r, time.monotonic() + self.startup_s)
             if child is None:
                 if self.process.poll() is None:
                     raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")

@@ -40,6 +40,7 @@ import fcntl
 import functools
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -450,7 +451,7 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
     claim = UidClaim() if is_root() else None
     cgroup = Cgroup(Limits()) if cgroup_folders() else None
     info_r, info_w = os.pipe()
-    sec_r = _bpf_pipe(program)
+    sec_r = seccomp_fd(program)
     try:
         cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
                             uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
@@ -471,7 +472,22 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
             cgroup.remove()
 
 
-def _bpf_pipe(program: bytes | None) -> int | None:
+def read_child_pid(fd: int, deadline: float) -> int | None:
+    """The sandbox's ``child-pid`` from bwrap's ``--info-fd`` JSON (read until it parses, EOF or ``deadline``)."""
+    raw = b""
+    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        raw += chunk
+        try:
+            return int(json.loads(raw)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
+def seccomp_fd(program: bytes | None) -> int | None:
     """A readable descriptor holding ``program`` (for bwrap's ``--seccomp FD``), or None."""
     if program is None:
         return None

@@ -1,0 +1,112 @@
+"""Run inside the bot sandbox by tests/referee/test_sandbox_unprivileged.py (standard library only).
+
+``python3 attacks.py PORT``: serves a Unix socket at /arena/work/s.sock (the test connects
+to it from the host), tries each attack below once, and prints one JSON object
+``{attack: "blocked: <why>" | "SUCCEEDED: <what>" | value}`` on stdout.
+"""
+
+import ctypes
+import json
+import os
+import socket
+import sys
+import time
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def errno_text() -> str:
+    return os.strerror(ctypes.get_errno())
+
+
+def attempt(fn):
+    try:
+        out = fn()
+        return out if isinstance(out, str) else f"SUCCEEDED: {out!r}"
+    except OSError as e:
+        return f"blocked: {e.strerror or e}"
+
+
+def syscall_result(rc: int, what: str) -> str:
+    return f"blocked: {errno_text()}" if rc != 0 else f"SUCCEEDED: {what}"
+
+
+def remount():
+    return syscall_result(libc.mount(None, b"/", None, 32 | 4096, None), "remounted /")  # MS_REMOUNT|MS_BIND
+
+
+def new_user_namespace():
+    return syscall_result(libc.unshare(0x10000000), "unshare(CLONE_NEWUSER)")
+
+
+def join_namespace():
+    fd = os.open("/proc/1/ns/net", os.O_RDONLY)
+    return syscall_result(libc.setns(fd, 0), "setns into pid 1's network namespace")
+
+
+def ptrace_init():
+    return syscall_result(libc.ptrace(16, 1, None, None), "PTRACE_ATTACH to pid 1")
+
+
+def write_memory():
+    with open("/proc/1/mem", "wb") as f:
+        f.write(b"x")
+    return "SUCCEEDED: wrote /proc/1/mem"
+
+
+def write_outside(path):
+    def go():
+        with open(path, "w") as f:
+            f.write("escaped")
+        return f"SUCCEEDED: wrote {path}"
+    return go
+
+
+def network(port):
+    def go():
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return "SUCCEEDED: connected to the host's listener"
+    return go
+
+
+def fork_bomb():
+    kids = []
+    for _ in range(200):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(3)
+            os._exit(0)
+        kids.append(pid)
+    return len(kids)
+
+
+def main() -> None:
+    port, escape = int(sys.argv[1]), sys.argv[2]
+    server = socket.socket(socket.AF_UNIX)
+    server.bind("/arena/work/s.sock")
+    server.listen(1)
+    report = {
+        "uid": os.getuid(),
+        "capabilities": [line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff")][0],
+        "visible_pids": len([d for d in os.listdir("/proc") if d.isdigit()]),
+        "remount": remount(),
+        "new_user_namespace": new_user_namespace(),
+        "join_namespace": attempt(join_namespace),
+        "ptrace": ptrace_init(),
+        "write_memory": attempt(write_memory),
+        "write_usr": attempt(write_outside("/usr/escaped")),
+        "write_host_folder": attempt(write_outside(escape)),
+        "network": attempt(network(port)),
+        "forks": fork_bomb(),
+    }
+    conn, _ = server.accept()  # the host reaches the socket through /proc/PID/root
+    report["host_said"] = conn.recv(100).decode()
+    conn.close()
+    print(json.dumps(report), flush=True)
+
+
+if __name__ == "__main__":
+    main()

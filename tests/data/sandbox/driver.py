@@ -1,0 +1,46 @@
+"""Launch tests/data/sandbox/attacks.py in the bot sandbox, as the referee would, and report.
+
+``python driver.py CODE_DIR PORT ESCAPE_PATH``: prints ``{"identity", "report", "exit"}`` as JSON.
+Run by tests/referee/test_sandbox_unprivileged.py as an unprivileged user.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from referee import sandbox
+
+
+def main() -> None:
+    code, port, escape = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    support = sandbox.support()
+    if not support.works:
+        print(json.dumps({"problem": support.problem}))
+        return
+    claim = sandbox.UidClaim() if sandbox.is_root() else None
+    info_r, info_w = os.pipe()
+    sec = sandbox.seccomp_fd(sandbox.seccomp_program())
+    cmd = sandbox.bwrap_command(support.bwrap, code, ["/usr/bin/python3", "attacks.py", port, escape],
+                                {"PATH": "/usr/bin"}, sandbox.Limits(nproc=32),
+                                uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec)
+    p = subprocess.Popen(cmd, pass_fds=[info_w, sec], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(info_w)
+    child = sandbox.read_child_pid(info_r, time.monotonic() + 20)
+    path = f"/proc/{child}/root/arena/work/s.sock"
+    deadline = time.monotonic() + 20
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(path)
+        s.sendall(b"hello from the host")
+    out, err = p.communicate(timeout=30)
+    print(json.dumps({"identity": support.identity, "exit": p.returncode, "stderr": err[-500:],
+                      "report": json.loads(out.strip().splitlines()[-1]) if out.strip() else None}))
+
+
+if __name__ == "__main__":
+    main()

