@@ -14,11 +14,14 @@ match (its seats then play the fallback without being asked).
 
 A decision with exactly one legal action is played by the referee without a
 call (its time is recorded as 0 ms).
+
+Bots are told nothing that contains or derives invertibly from the match's seed
+(issue 9): their match id, RNG seeds and deal numbers are HMACs keyed by it
+(:mod:`referee.secret`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +34,7 @@ from referee.rules import Board, DealState, Phase, Ruleset, observe, relabel
 from referee.rules.game import BoardMatchTable
 from referee.rules.record import DealRecord
 
-from . import wire
+from . import secret, wire
 from .botproc import BotClient, BotStartError, Limits
 from .manifest import Manifest
 from .records import BoardPairResult, Decision, Fault, FaultKind, TableResult
@@ -59,7 +62,9 @@ class MatchConfig:
             decision takes longer than ``decision_ms`` (0 = none).
         max_faults: faults after which an entrant forfeits the rest of the match.
         startup_s: seconds a bot has to start and listen.
-        seed: mixed into every bot process's own RNG seed (never a board seed).
+        seed: the match's secret seed (in a tournament, the tournament seed). Bots never
+            see it: their RNG seeds, the match id and the deal numbers they are told are
+            HMACs under :func:`referee.secret.bot_key` of it.
         limits: resource limits of each bot process.
     """
 
@@ -71,18 +76,18 @@ class MatchConfig:
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
 
-
-def process_seed(seed: int, match_id: str, table: int, seat: int, generation: int) -> int:
-    """A bot process's RNG seed: SHA-256 of its identity, 63 bits."""
-    digest = hashlib.sha256(f"belote-arena/bot/v1/{seed}/{match_id}/{table}/{seat}/{generation}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    @property
+    def key(self) -> bytes:
+        """The key of everything bots are told about the match (:func:`referee.secret.bot_key`)."""
+        return secret.bot_key(self.seed)
 
 
 class _Seat:
     """A seat's bot at one table, restarted after a timeout or a crash."""
 
-    def __init__(self, entrant: Entrant, table: int, seat: int, config: MatchConfig, match_id: str):
+    def __init__(self, entrant: Entrant, table: int, seat: int, config: MatchConfig, match_id: str, key: bytes):
         self.entrant, self.table, self.seat, self.config, self.match_id = entrant, table, seat, config, match_id
+        self.key = key
         self.generation = 0
         self.client: BotClient | None = None
         self.bank_ms = float(config.time_bank_ms)
@@ -94,7 +99,7 @@ class _Seat:
         self.close()
         client = BotClient(
             self.entrant.manifest, self.entrant.endpoint,
-            seed=process_seed(self.config.seed, self.match_id, self.table, self.seat, self.generation),
+            seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, self.generation),
             startup_s=self.config.startup_s, limits=self.config.limits,
         )
         self.generation += 1
@@ -157,8 +162,11 @@ class DuplicateMatch:
     Use as a context manager (bot processes are always stopped on exit), then
     call :meth:`play_board` for each board in order.
 
+    Bots are never told ``match_id`` or ``config.seed``: they get an opaque match id,
+    RNG seeds and deal numbers derived from both by :mod:`referee.secret`.
+
     Args:
-        match_id: a name for the match (used in bot seeds and notifications).
+        match_id: a name for the match (it keys the bots' seeds, match id and deal numbers).
         a, b: the entrants.
         config: how to play.
         board_count: the number of boards of the match (told to the bots).
@@ -168,17 +176,19 @@ class DuplicateMatch:
     def __init__(self, match_id: str, a: Entrant, b: Entrant, config: MatchConfig, *,
                  board_count: int, pots: tuple[int, int] = (0, 0)):
         self.match_id, self.a, self.b, self.config = match_id, a, b, config
+        self.key = config.key
+        self.public_id = secret.public_match_id(self.key, match_id)  # the match id bots are told
         n = config.ruleset.seats
         self.seats: dict[tuple[int, int], _Seat] = {}
         for table in (1, 2):
             ns, ew = (a, b) if table == 1 else (b, a)
             for seat in range(n):
-                self.seats[(table, seat)] = _Seat(ns if seat % 2 == 0 else ew, table, seat, config, match_id)
+                self.seats[(table, seat)] = _Seat(ns if seat % 2 == 0 else ew, table, seat, config, match_id, self.key)
         self.tables = {1: BoardMatchTable(config.ruleset), 2: BoardMatchTable(config.ruleset)}
         self.tables[1].pot, self.tables[2].pot = pots
         self.faults = {a.key: 0, b.key: 0}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
-        self.deal_number = 0  # the current board's number + 1: stable when a match is resumed
+        self.deal_number = 0  # the current deal's secret.deal_number: stable when a match is resumed
 
     def __enter__(self) -> DuplicateMatch:
         return self
@@ -190,7 +200,7 @@ class DuplicateMatch:
         for s in self.seats.values():
             if s.client is not None:
                 try:
-                    s.client.end_match(pb.EndMatchRequest(match_id=self.match_id, scores=self.tables[s.table].scores))
+                    s.client.end_match(pb.EndMatchRequest(match_id=self.public_id, scores=self.tables[s.table].scores))
                 except grpc.RpcError:
                     pass
             s.close()
@@ -215,7 +225,7 @@ class DuplicateMatch:
         deck = board.deck if permutation == IDENTITY else relabel(board.deck, permutation)
         bm = self.tables[table]
         state = bm.new_deal(deck, board.dealer)
-        self.deal_number = board.number + 1
+        self.deal_number = secret.deal_number(self.key, self.match_id, table, board.number)
         decisions: list[Decision] = []
         faults: list[Fault] = []
         ns = self.a if table == 1 else self.b
@@ -246,7 +256,7 @@ class DuplicateMatch:
     def _ask(self, seat: _Seat, state: DealState, legal: list):
         """Ask a seat's bot; return (action or None, ms, fault kind or None, detail)."""
         start_request = pb.StartMatchRequest(
-            match_id=self.match_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
+            match_id=self.public_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
         client = seat.ensure(start_request)
         if client is None:
             return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"

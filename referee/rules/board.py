@@ -4,10 +4,15 @@ RULES.md §1 ("in a tournament the shuffle of a deal is fixed in advance and
 called a board"), §3.1 (deck order, index 0 dealt first) and §8 (board *k* has
 its dealer at seat ``k mod seats``; suit relabelling).
 
+A seed is any integer, written in decimal in the hashed text: a tournament's
+secret seed is a 256-bit integer (78 digits at most), a seed given by hand a
+small one (``--seed 7``); both deal by the same formula, so boards of small
+seeds are those of every earlier release.
+
 The shuffle algorithm (version 1), stable across Python versions and machines:
 
 1. A byte stream: ``SHA-256(b"belote-arena/board/v1/" + f"{seed}/{number}/{i}")`` for
-   ``i = 0, 1, 2, …``, concatenated.
+   ``i = 0, 1, 2, …``, concatenated (``seed`` and ``number`` in decimal ASCII).
 2. Fisher–Yates from the top of the natural deck ``7S 8S … AS 7H … AC``
    (card ``c = suit*8 + rank``): for ``j = 31 … 1`` draw a big-endian 32-bit
    word ``w`` from the stream, reject it while ``w >= 2**32 - 2**32 % (j+1)``,
@@ -60,11 +65,16 @@ def shuffled_deck(seed: int, number: int) -> tuple[Card, ...]:
 
 
 def make_board(seed: int, number: int, seats: int = 4) -> Board:
-    """Board ``number`` of the board set ``seed``: its deck and dealer ``number % seats`` (§8).
+    """Board ``number`` of the board set ``seed`` (any integer, e.g. 256 bits): its deck
+    and dealer ``number % seats`` (§8).
 
     Raises:
-        ValueError: if ``number`` is negative or ``seats`` is not 2 or 4.
+        ValueError: if ``seed`` or ``number`` is not an int, ``number`` is negative or
+            ``seats`` is not 2 or 4.
     """
+    for what, value in (("seed", seed), ("board number", number)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{what} must be an integer, got {value!r}")
     if number < 0:
         raise ValueError(f"board number must be >= 0, got {number}")
     if seats not in (2, 4):

@@ -14,7 +14,7 @@ import pytest
 from referee.botproc import MAX_MESSAGE_BYTES, Limits
 from referee.records import FaultKind
 
-from .botkit import entrant, install_call_log
+from .botkit import deals, entrant, install_call_log
 from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
 
 
@@ -36,7 +36,7 @@ def test_an_answer_over_the_message_cap_is_malformed(tmp_path, monkeypatch, unar
     """A ~240 KB DecideResponse (> MAX_MESSAGE_BYTES): the referee's channel refuses it
     (RESOURCE_EXHAUSTED) and records ``malformed`` ("answer too large"); no restart."""
     log = install_call_log(monkeypatch)
-    bad = entrant(tmp_path, "bigreply", "--deals", "2", "--nth", "2", *(["--unary"] if unary else []))
+    bad = entrant(tmp_path, "bigreply", "--deals", deals(1), "--nth", "2", *(["--unary"] if unary else []))
     good = entrant(tmp_path, "random")
     results = play(tmp_path, bad, good, 3, max_faults=100, on_board_pair=log.board_done)
 
@@ -60,7 +60,7 @@ def test_a_bot_that_allocates_without_bound_hits_its_memory_limit(tmp_path, monk
     (the SDK answers INTERNAL: ``bot-error``) or the process dies (``crash``). The
     referee's own memory does not follow."""
     log = install_call_log(monkeypatch)
-    bad = entrant(tmp_path, "memhog", "--deals", "2", "--nth", "2")
+    bad = entrant(tmp_path, "memhog", "--deals", deals(1), "--nth", "2")
     good = entrant(tmp_path, "random")
     rss_before = vm_rss_kib()
     results = play(tmp_path, bad, good, 3, max_faults=100, decision_ms=3000,
@@ -84,7 +84,7 @@ def test_a_bot_that_allocates_without_bound_hits_its_memory_limit(tmp_path, monk
 @pytest.mark.guard(60)
 def test_a_bot_that_busy_loops_times_out(tmp_path, monkeypatch):
     log = install_call_log(monkeypatch)
-    bad = entrant(tmp_path, "cpuburn", "--deals", "2", "--nth", "2")  # spins forever once triggered
+    bad = entrant(tmp_path, "cpuburn", "--deals", deals(1), "--nth", "2")  # spins forever once triggered
     good = entrant(tmp_path, "random")
     results = play(tmp_path, bad, good, 3, max_faults=100, decision_ms=300, on_board_pair=log.board_done)
 

@@ -23,7 +23,7 @@ from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, replay
 
-from .botkit import entrant, install_call_log, leftover_processes
+from .botkit import deals, entrant, install_call_log, leftover_processes
 from .spylog import read_spy_logs
 
 DECISION_MS = 250
@@ -75,7 +75,7 @@ FAULTS = [  # the bot, its arguments (it misbehaves from its nth asked decision 
     pytest.param("sleepy", ("--nth", "4", "--sleep", "1.5"), FaultKind.TIMEOUT, id="sleepy-timeout"),
     pytest.param("crasher", ("--nth", "2"), FaultKind.CRASH, id="crasher-crash"),
     pytest.param("illegal", ("--nth", "2"), FaultKind.ILLEGAL, id="illegal-unheld"),
-    pytest.param("illegal", ("--nth", "2", "--how", "held"), FaultKind.ILLEGAL, id="illegal-held"),
+    pytest.param("illegal", ("--nth", "1", "--how", "held"), FaultKind.ILLEGAL, id="illegal-held"),
     pytest.param("wrongkind", ("--nth", "2"), FaultKind.WRONG_KIND, id="wrongkind"),
     pytest.param("raiser", ("--nth", "2"), FaultKind.BOT_ERROR, id="raiser-bot-error"),
     pytest.param("empty", ("--nth", "2"), FaultKind.MALFORMED, id="empty-malformed"),
@@ -87,7 +87,7 @@ FAULTS = [  # the bot, its arguments (it misbehaves from its nth asked decision 
 @pytest.mark.parametrize(("bot", "args", "kind"), FAULTS)
 def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch, bot, args, kind):
     log = install_call_log(monkeypatch)
-    bad = entrant(tmp_path, bot, "--deals", "2", *args)  # deal 2 of each table: board 1
+    bad = entrant(tmp_path, bot, "--deals", deals(1), *args)  # board 1 at each table
     good = entrant(tmp_path, "random")
     results = play(tmp_path, bad, good, 3, max_faults=100, on_board_pair=log.board_done)
 
@@ -145,7 +145,7 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
 ])
 def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind):
     log = install_call_log(monkeypatch)
-    bad = entrant(tmp_path, bot, "--deals", "2", "--every", *args)  # every decision of board 1 on
+    bad = entrant(tmp_path, bot, "--deals", deals(1), "--every", *args)  # every decision of board 1 on
     good = entrant(tmp_path, "random")
     results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done)
 
@@ -271,7 +271,7 @@ def test_a_keyboard_interrupt_from_on_board_pair_leaves_no_process(tmp_path, mon
 @pytest.mark.guard(60)
 def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monkeypatch):
     log = install_call_log(monkeypatch)
-    a = entrant(tmp_path, "sleepy", "--sleep", "60", "--deals", "1", "--nth", "1")
+    a = entrant(tmp_path, "sleepy", "--sleep", "60", "--deals", deals(0), "--nth", "1")
     b = entrant(tmp_path, "random")
     timer = threading.Timer(2.0, ctrl_c)  # Ctrl-C while the referee waits on the sleeper
     timer.start()

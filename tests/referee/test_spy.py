@@ -26,7 +26,7 @@ import pytest
 
 from arena.schedule import suit_permutation
 from belote.bot.v1 import bot_pb2 as pb
-from referee import wire
+from referee import secret, wire
 from referee.botproc import Limits
 from referee.match import MatchConfig, play_match
 from referee.rules import RULESETS, DealState, Declare, make_board
@@ -161,8 +161,10 @@ def test_a_seat_is_told_what_it_may_know_and_nothing_more(tmp_path, monkeypatch,
             requests.setdefault((table, seat, r.observation.deal_number), []).append(r)
 
     seen = Counter()
-    for number, result in enumerate(results, start=1):
+    bot_key = secret.bot_key(config.seed)
+    for result in results:
         for t in result.tables:
+            number = secret.deal_number(bot_key, "spy-test", t.table, result.board)  # the opaque deal number
             truth = truths(t, rs)
             held = defaultdict(set)  # the spies' own view: every card a seat held in this deal
             for seat in range(rs.seats):

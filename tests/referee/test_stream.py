@@ -21,7 +21,7 @@ from referee.records import FaultKind
 from referee.manifest import load_manifest
 from tests.bot_requests import observation, request
 
-from .botkit import bot_folder, entrant
+from .botkit import bot_folder, deals, entrant
 from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
 
 
@@ -43,7 +43,7 @@ def _record_transport(monkeypatch) -> list[tuple[str, bool | None]]:
 @pytest.mark.guard(60)
 def test_a_bot_serving_only_unary_decide_plays_over_unary(tmp_path, monkeypatch):
     seen = _record_transport(monkeypatch)
-    unary = entrant(tmp_path, "empty", "--deals", "999")  # its own servicer, no DecideStream; never misbehaves
+    unary = entrant(tmp_path, "empty", "--deals", "0")  # no DecideStream; no deal is number 0: never misbehaves
     streaming = entrant(tmp_path, "random")
     results = play(tmp_path, unary, streaming, 2)
 
@@ -58,7 +58,7 @@ def test_a_bot_serving_only_unary_decide_plays_over_unary(tmp_path, monkeypatch)
 @pytest.mark.guard(60)
 def test_a_late_answer_on_the_stream_is_a_timeout_and_the_match_goes_on(tmp_path, monkeypatch):
     seen = _record_transport(monkeypatch)
-    bad = entrant(tmp_path, "sleepy", "--deals", "2", "--nth", "3", "--sleep", "1.5")
+    bad = entrant(tmp_path, "sleepy", "--deals", deals(1), "--nth", "3", "--sleep", "1.5")
     good = entrant(tmp_path, "random")
     results = play(tmp_path, bad, good, 3, max_faults=100)
 

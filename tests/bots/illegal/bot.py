@@ -2,8 +2,10 @@
 
 ``python bot.py [--how unheld|held] [--deals 2,3] [--nth N] [--every]``
 (tests/bots/README.md). ``unheld`` (default) plays a card it does not hold;
-``held`` one it holds that the rules forbid now (else an unheld one).
-Only play decisions misbehave (the first at or after the ``--nth`` asked decision); others are legal.
+``held`` one it holds that the rules forbid now; then only the play decisions where it
+holds such a card are counted by ``--nth`` (whatever the random play before, it misbehaves
+the held way). Only play decisions misbehave (the first at or after the ``--nth`` asked
+decision); others are legal.
 The referee should record an ``illegal`` fault and play the fallback.
 """
 
@@ -22,11 +24,14 @@ class IllegalBot(Bot):
         self.trigger, self.how = Trigger(args, phases=(pb.PHASE_PLAY,)), args.how
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
-        if not self.trigger(request):
-            return self.rng.choice(request.legal_actions)
         hand = {card_key(c) for c in request.observation.hand_cards}
         legal = {card_key(c) for c in legal_cards(request.legal_actions)}
         held_not_legal = sorted(hand - legal)
+        playing = request.observation.phase == pb.PHASE_PLAY
+        if self.how == "held" and not (playing and held_not_legal):  # not a decision that counts
+            return self.rng.choice(request.legal_actions)
+        if not self.trigger(request):
+            return self.rng.choice(request.legal_actions)
         if self.how == "held" and held_not_legal:
             suit, rank = held_not_legal[0]
         else:
