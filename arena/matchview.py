@@ -15,7 +15,7 @@ from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
 from .entrants import distinct, resolve_entrant
-from .schedule import suit_permutation
+from .schedule import new_seed, seed_commitment, suit_permutation
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -26,32 +26,51 @@ def percentile(values: Sequence[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-def run_match(specs: Sequence[str], *, boards: int, seed: int, ruleset: Ruleset, decision_ms: int,
+def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: Ruleset, decision_ms: int,
               time_bank_ms: int, max_faults: int, console: Console,
               limits: Limits | None = None) -> list[BoardPairResult]:
-    """Play and print a duplicate match; returns the board pairs."""
+    """Play and print a duplicate match; returns the board pairs.
+
+    ``seed`` deals the boards (``make_board(seed, k)``); ``None`` draws a secret one
+    (:func:`arena.schedule.new_seed`): its commitment is printed before play and the
+    seed itself once the bots are stopped (also after an interruption). Bots are told
+    neither (``referee.secret``).
+    """
     a, b = distinct([resolve_entrant(s) for s in specs])
+    secret = seed is None
+    if seed is None:
+        seed = new_seed()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms, limits=limits or Limits(),
                          max_faults=max_faults, seed=seed)
     board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
     console.print(sandbox_report(config.limits), style="dim", highlight=False)
+    if secret:
+        console.print(f"board seed: secret until the match ends; commitment {seed_commitment(seed)}", highlight=False)
+    else:
+        console.print(f"board seed: {seed} (given with --seed: not secret)", highlight=False)
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("boards"),
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         console=console, transient=True,
     )
-    with progress:
-        task = progress.add_task(f"{a.key} vs {b.key}", total=boards, rate="")
+    try:
+        with progress:
+            task = progress.add_task(f"{a.key} vs {b.key}", total=boards, rate="")
 
-        def done(_result: BoardPairResult) -> None:
-            progress.advance(task)
-            t = progress.tasks[task]
-            if t.elapsed:
-                progress.update(task, rate=f"{t.completed / t.elapsed:.1f} boards/s")
+            def done(_result: BoardPairResult) -> None:
+                progress.advance(task)
+                t = progress.tasks[task]
+                if t.elapsed:
+                    progress.update(task, rate=f"{t.completed / t.elapsed:.1f} boards/s")
 
-        results = play_match(f"match/{seed}", a, b, board_list, config,
-                             permutations=lambda k: suit_permutation(seed, k), on_board_pair=done)
-    print_match(console, a.key, b.key, results, ruleset)
+            # the match's own name: never told to the bots (they get an opaque id)
+            results = play_match(f"{a.key}~{b.key}", a, b, board_list, config,
+                                 permutations=lambda k: suit_permutation(seed, k), on_board_pair=done)
+        print_match(console, a.key, b.key, results, ruleset)
+    finally:
+        if secret:  # the bots are stopped: the seed can be told, e.g. to replay with --seed
+            console.print(f"board seed revealed: {seed} (printf '%s' SEED | sha256sum gives the commitment; "
+                          "--seed SEED deals the same boards)", highlight=False)
     return results
 
 

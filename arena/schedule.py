@@ -21,15 +21,19 @@ boards, ±1, and every entrant the same number of board pairs, ±2.
 
 Seeds. Everything random about a tournament comes from one integer, the
 tournament seed, through SHA-256 with a separate domain tag per use
-(:func:`board_seed`, :func:`suit_permutation`, :func:`bot_seed`). hashlib is
-stable across Python versions and platforms, unlike ``random`` and
-``hash()``.
+(:func:`board_seed`, :func:`suit_permutation`; the boards themselves are
+``referee.rules.make_board(seed, k)``; what bots are told is keyed by it in
+``referee.secret``). hashlib is stable across Python versions and platforms,
+unlike ``random`` and ``hash()``. A new tournament's seed is secret,
+:func:`new_seed` (256 bits from the operating system); what is published until
+the tournament is complete is :func:`seed_commitment`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import secrets
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -38,20 +42,25 @@ __all__ = [
     "SUITS",
     "BoardPair",
     "Table",
+    "SECRET_SEED_BITS",
     "board_seed",
-    "bot_seed",
     "missing",
+    "new_seed",
     "pair_index",
     "pairs",
     "schedule",
+    "seed_commitment",
     "suit_permutation",
 ]
 
 #: The suits by index, as used by :func:`suit_permutation`.
 SUITS: tuple[str, str, str, str] = ("S", "H", "D", "C")
 
-#: Seeds are 63-bit: they fit a signed 64-bit integer (DuckDB BIGINT, protobuf int64).
+#: Derived seeds (:func:`board_seed`) are 63-bit: they fit a signed 64-bit integer.
 _SEED_BITS = 63
+
+#: Bits of a new tournament's secret seed (:func:`new_seed`).
+SECRET_SEED_BITS = 256
 
 #: The 9 derangements of the 4 suits (no suit keeps its name), in
 #: lexicographic order. :func:`suit_permutation` picks one of them.
@@ -354,43 +363,23 @@ def suit_permutation(seed: int, board: int) -> tuple[int, int, int, int]:
     return _DERANGEMENTS[x % len(_DERANGEMENTS)]
 
 
-def bot_seed(seed: int, a: str, b: str, board: int, table: int, seat: int) -> int:
-    """The RNG seed handed to the bot process at one seat of one table.
+def new_seed() -> int:
+    """A new secret tournament seed: :data:`SECRET_SEED_BITS` (256) random bits from the
+    operating system (``secrets.randbits``), an int in 0 … 2²⁵⁶−1."""
+    return secrets.randbits(SECRET_SEED_BITS)
 
-    ``first 63 bits of SHA-256("belote-arena/bot-seed/v1" ‖ seed ‖ a ‖ b ‖
-    board ‖ table ‖ seat)``; distinct (up to 2⁻⁶³ collisions) for every
-    process of a tournament, and never equal to :func:`board_seed` of the
-    board: in the astronomically unlikely case the hashes coincide, the
-    next 63 bits of the digest chain are used instead.
 
-    Args:
-        seed: the tournament seed.
-        a, b: the match's entrants, as in :attr:`BoardPair.key`.
-        board: the board number, ≥ 0.
-        table: 1 or 2.
-        seat: 0..3 (0..1 in the two-player game).
+def seed_commitment(seed: int) -> str:
+    """The commitment published for a tournament seed before it is revealed: the SHA-256
+    of the seed's decimal digits in ASCII (a ``-`` first if negative; no newline, no
+    padding), as 64 lowercase hex digits. Anyone verifies a revealed seed with
+    ``printf '%s' SEED | sha256sum``.
 
-    Returns:
-        An int in 0..2⁶³−1.
+    It hides a secret seed (256 random bits cannot be searched) and binds it: no other
+    seed has the same commitment. A small seed given by hand is found by trying seeds.
 
     Raises:
-        ValueError: bad types, board < 0, table not 1 or 2, seat not 0..3.
+        ValueError: ``seed`` is not an int.
     """
     _check_int("seed", seed)
-    for what, value in (("board", board), ("table", table), ("seat", seat)):
-        _check_int(what, value)
-    if not isinstance(a, str) or not isinstance(b, str):
-        raise ValueError("a and b must be entrant keys (strings)")
-    if board < 0:
-        raise ValueError(f"board must be ≥ 0, got {board}")
-    if table not in (1, 2):
-        raise ValueError(f"table must be 1 or 2, got {table}")
-    if not 0 <= seat < 4:
-        raise ValueError(f"seat must be in 0..3, got {seat}")
-    avoid = board_seed(seed, board)
-    digest = _digest("bot-seed", seed, a, b, board, table, seat)
-    value = _seed_from(digest)
-    while value == avoid:
-        digest = hashlib.sha256(digest).digest()
-        value = _seed_from(digest)
-    return value
+    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()

@@ -7,7 +7,8 @@
 -- Conventions
 --   entrant key   "<bot name>@<bot version>" (a bot as it plays in a tournament)
 --   match_id      "<tournament>/<entrant a>~<entrant b>"; A is the earlier entrant
---                 in the tournament's order of entrants, NS at table 1 (RULES.md §8)
+--                 in the tournament's order of entrants, NS at table 1 (RULES.md §8).
+--                 Never told to bots: they get an opaque id (referee/secret.py)
 --   table_no      1 or 2 (duplicate, RULES.md §8); seat 0..3 (two players: 0..1)
 --   *_ns / *_ew   team 0 (seats 0 and 2) / team 1 (seats 1 and 3). In the
 --                 two-player ruleset *_ns means seat 0 and *_ew seat 1.
@@ -20,6 +21,8 @@
 -- Store.write_board_pairs, a board pair's rows together in one transaction,
 -- with its matches row; foreign-key checks there cost a third of the write time.
 
+-- Version 2: tournaments.seed is text (256-bit seeds), with seed_secret and commitment.
+-- arena/store.py upgrades a version 1 database when it opens it for writing.
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
 );
@@ -37,11 +40,20 @@ CREATE TABLE IF NOT EXISTS bots (
 );
 
 -- A tournament: one ruleset with its resolved options (RULES.md, table at the top).
+-- Its seed deals every board (referee.rules.make_board(seed, k)), picks table 2's
+-- suit permutations and keys what bots are told (referee/secret.py). A secret seed
+-- is shown (arena tournament list/show, arena export) only once status = 'complete';
+-- until then only its commitment is: anyone can then check the revealed seed against
+-- it (printf '%s' SEED | sha256sum) and re-deal every board.
 CREATE TABLE IF NOT EXISTS tournaments (
     name            VARCHAR   PRIMARY KEY,
     ruleset         VARCHAR   NOT NULL,     -- classic | strict | all-trumps | two-player
     options         JSON      NOT NULL,     -- Ruleset.options(): every resolved option
-    seed            BIGINT    NOT NULL,     -- the tournament seed (boards, suit permutations, bot seeds)
+    seed            VARCHAR   NOT NULL,     -- the tournament seed: an integer in decimal digits
+                                            -- (256 random bits by default; schema 1 held a BIGINT)
+    seed_secret     BOOLEAN   NOT NULL,     -- true: drawn at random, secret until complete;
+                                            -- false: given with --seed (or from schema 1): public
+    commitment      VARCHAR   NOT NULL,     -- lowercase hex SHA-256 of the seed's decimal digits (ASCII)
     boards_per_pair INTEGER   NOT NULL CHECK (boards_per_pair >= 1),
     created_at      TIMESTAMP NOT NULL,
     status          VARCHAR   NOT NULL CHECK (status IN ('running', 'complete', 'interrupted'))
@@ -57,7 +69,8 @@ CREATE TABLE IF NOT EXISTS tournament_entrants (
     UNIQUE (tournament, bot_name, bot_version)
 );
 
--- The boards of a tournament: each deck in the board's own suits (table 1's).
+-- The boards of a tournament: each deck in the board's own suits (table 1's). Written
+-- before play; `arena export` leaves them out while the tournament's seed is secret.
 CREATE TABLE IF NOT EXISTS boards (
     tournament VARCHAR   NOT NULL REFERENCES tournaments (name),
     board      INTEGER   NOT NULL,          -- 0 .. boards_per_pair - 1

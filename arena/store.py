@@ -5,6 +5,13 @@ conventions are documented there). A :class:`Store` wraps one connection:
 
 - **Bots and tournaments**: :meth:`Store.add_bot`, :meth:`Store.create_tournament`,
   :meth:`Store.add_entrants`, :meth:`Store.add_boards`, ...
+- **Secret seeds**: a tournament's seed (an integer of up to 256 bits, stored as
+  decimal text) is secret unless it was given by hand; :class:`Tournament` shows it
+  (:attr:`Tournament.public_seed`) and :meth:`Store.export` writes it, and the
+  ``boards`` it deals, only once the tournament is complete. Its commitment
+  (``arena.schedule.seed_commitment``) is public from the start.
+- **Schema versions**: a version 1 database (``BIGINT`` seeds) is upgraded to
+  version 2 when it is opened for writing (:func:`_upgrade_1_to_2`).
 - **Results**: :meth:`Store.write_board_pair` writes one
   :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
   ``deals`` rows, every ``actions`` row and every ``faults`` row (and the
@@ -37,7 +44,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from importlib import resources
@@ -50,6 +57,8 @@ from numpy.typing import NDArray
 
 from referee.records import BoardPairResult, Decision, Fault, TableResult
 from referee.rules import Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
+
+from .schedule import seed_commitment
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -68,15 +77,16 @@ __all__ = [
     "split_entrant",
 ]
 
-#: The layout version of ``schema.sql``; a database of another version is refused.
-SCHEMA_VERSION = 1
+#: The layout version of ``schema.sql``; version 1 is upgraded on open, any other is refused.
+SCHEMA_VERSION = 2
 
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
 )
 
-_MAX_BIGINT = 2**63 - 1
+#: Seeds are integers with fewer than 257 bits (a secret seed has 256).
+_MAX_SEED = 2**256 - 1
 
 
 class StoreError(ValueError):
@@ -214,17 +224,35 @@ class Bot:
 @dataclass(frozen=True)
 class Tournament:
     """A tournament (table ``tournaments``) with its ``entrants`` (entrant keys, in
-    order) and the number of ``board_pairs`` stored so far."""
+    order) and the number of ``board_pairs`` stored so far.
+
+    ``seed`` is the tournament seed itself, secret when ``seed_secret`` until the
+    tournament is complete: show :attr:`public_seed` (``None`` while hidden) and
+    ``commitment`` (hex SHA-256 of the seed's decimal digits), never ``seed``; it is
+    left out of the repr.
+    """
 
     name: str
     ruleset: str
     options: dict
-    seed: int
+    seed: int = field(repr=False)
     boards_per_pair: int
     created_at: datetime
     status: str
     entrants: tuple[str, ...]
     board_pairs: int = 0
+    seed_secret: bool = False
+    commitment: str = ""
+
+    @property
+    def seed_revealed(self) -> bool:
+        """Whether the seed may be shown: it was never secret, or the tournament is complete."""
+        return not self.seed_secret or self.status == Status.COMPLETE.value
+
+    @property
+    def public_seed(self) -> int | None:
+        """The seed if it may be shown (:attr:`seed_revealed`), else ``None``."""
+        return self.seed if self.seed_revealed else None
 
     def resolved_ruleset(self) -> Ruleset:
         """The :class:`~referee.rules.Ruleset` the tournament is played with: its
@@ -439,6 +467,15 @@ class Store:
             if not rows and not read_only:
                 con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
                 rows = [(SCHEMA_VERSION,)]
+            if rows and rows[0][0] == 1:
+                if read_only:
+                    con.close()
+                    raise StoreError(
+                        f"{p} was written by an older arena (schema version 1): open it once for writing "
+                        "(e.g. `arena tournament list --db PATH`) to upgrade it to version 2"
+                    )
+                _upgrade_1_to_2(con)
+                rows = [(2,)]
         except duckdb.CatalogException:
             con.close()
             raise StoreError(
@@ -578,6 +615,7 @@ class Store:
         boards: int,
         entrants: Sequence[str | tuple[str, str]] = (),
         *,
+        secret: bool = False,
         created_at: datetime | None = None,
     ) -> Tournament:
         """Create a tournament (status ``running``), or return it if it exists with the same settings.
@@ -586,8 +624,12 @@ class Store:
             name: the tournament's name (it prefixes its match ids).
             ruleset_name: ``classic``, ``strict``, ``all-trumps`` or ``two-player``.
             options: the resolved ruleset options (``Ruleset.options()``), JSON-able.
-            seed: the tournament seed, a signed 64-bit integer.
+            seed: the tournament seed, an integer with ``|seed| < 2**256``
+                (``arena.schedule.new_seed`` for a secret one).
             boards: boards per pair, ≥ 1.
+            secret: the seed is secret (drawn at random): shown only once the tournament
+                is complete. ``False`` for a seed given by hand. Its commitment
+                (``arena.schedule.seed_commitment``) is stored either way.
             entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
                 order (the order decides who is A in each pair); more can be
                 added later with :meth:`add_entrants`.
@@ -599,13 +641,14 @@ class Store:
 
         Raises:
             StoreError: a bad seed, boards or entrant; the name exists with
-                another ruleset, options, seed or number of boards, or with
-                entrants that are not a prefix of ``entrants``.
+                another ruleset, options, seed or number of boards (a secret seed is
+                not named in the message), or with entrants that are not a prefix of
+                ``entrants``.
         """
         if not isinstance(name, str) or not name or "/" in name:
             raise StoreError(f"tournament name must be a non-empty text without '/', got {name!r}")
-        if not isinstance(seed, int) or isinstance(seed, bool) or not -_MAX_BIGINT - 1 <= seed <= _MAX_BIGINT:
-            raise StoreError(f"seed must be a signed 64-bit integer, got {seed!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not -_MAX_SEED <= seed <= _MAX_SEED:
+            raise StoreError(f"seed must be an integer of at most 256 bits, got {seed!r}")
         if not isinstance(boards, int) or isinstance(boards, bool) or boards < 1:
             raise StoreError(f"boards per pair must be an integer >= 1, got {boards!r}")
         try:
@@ -616,16 +659,17 @@ class Store:
 
         def work() -> None:
             old = self.con.execute(
-                "SELECT ruleset, options, seed, boards_per_pair FROM tournaments WHERE name = ?", [name]
+                "SELECT ruleset, options, seed, seed_secret, boards_per_pair FROM tournaments WHERE name = ?", [name]
             ).fetchall()
             if old:
-                ruleset0, options0, seed0, boards0 = old[0]
+                ruleset0, options0, seed0, secret0, boards0 = old[0]
                 diffs = [
                     f"{what} {a!r} (asked {b!r})"
-                    for what, a, b in (("ruleset", ruleset0, ruleset_name), ("seed", seed0, seed),
-                                       ("boards per pair", boards0, boards))
+                    for what, a, b in (("ruleset", ruleset0, ruleset_name), ("boards per pair", boards0, boards))
                     if a != b
                 ]
+                if int(seed0) != seed:
+                    diffs.insert(1, "another (secret) seed" if secret0 else f"seed {int(seed0)!r} (asked {seed!r})")
                 if json.loads(options0) != json.loads(options_json):
                     diffs.append("other ruleset options")
                 if diffs:
@@ -635,9 +679,10 @@ class Store:
                     )
             else:
                 self.con.execute(
-                    "INSERT INTO tournaments (name, ruleset, options, seed, boards_per_pair, created_at, status) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [name, ruleset_name, options_json, seed, boards, created_at or _now(), Status.RUNNING.value],
+                    "INSERT INTO tournaments (name, ruleset, options, seed, seed_secret, commitment, boards_per_pair, "
+                    "created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [name, ruleset_name, options_json, str(seed), bool(secret), seed_commitment(seed), boards,
+                     created_at or _now(), Status.RUNNING.value],
                 )
             if keys:
                 self._add_entrants(name, keys, must_extend=True)
@@ -657,6 +702,14 @@ class Store:
                 "in that order (new entrants go at the end), or choose another tournament name"
             )
         new = [k for k in keys if k not in have]
+        if new and self.con.execute(
+            "SELECT 1 FROM tournaments WHERE name = ? AND seed_secret AND status = ?", [tournament, Status.COMPLETE.value]
+        ).fetchall():
+            raise StoreError(
+                f"tournament {tournament!r} is complete and its secret seed is revealed: a new entrant "
+                f"({', '.join(new)}) could know every board. Enter it in a new tournament "
+                "(arena tournament run NEW --bots DIR ...)"
+            )
         if new:
             parts = [split_entrant(k) for k in new]
             self.con.execute(
@@ -677,7 +730,8 @@ class Store:
         """Append the entrants not yet in the tournament (in the given order); return all its entrants.
 
         Raises:
-            StoreError: unknown tournament; a malformed or repeated entrant.
+            StoreError: unknown tournament; a malformed or repeated entrant; a new entrant
+                in a complete tournament whose secret seed is therefore revealed.
         """
         self._ruleset(tournament)
         keys = [entrant_key(*_entrant_parts(e)) for e in entrants]
@@ -693,15 +747,16 @@ class Store:
         if there is none of that name."""
         rows = self._query(
             """SELECT name, ruleset, options, seed, boards_per_pair, created_at, status,
-                      (SELECT count(*) FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?)
+                      (SELECT count(*) FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?),
+                      seed_secret, commitment
                FROM tournaments WHERE name = ?""",
             [name, name],
         )
         if not rows:
             return None
-        n, ruleset, options, seed, boards, created, status, pairs = rows[0]
-        return Tournament(n, ruleset, json.loads(options), seed, boards, created, status,
-                          self._entrants(name), int(pairs))
+        n, ruleset, options, seed, boards, created, status, pairs, secret, commitment = rows[0]
+        return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, status,
+                          self._entrants(name), int(pairs), bool(secret), commitment)
 
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
@@ -1111,6 +1166,11 @@ class Store:
         """Write every table to ``out_dir/<table>.parquet`` or ``.jsonl`` (one JSON
         object per line) with DuckDB ``COPY``; return the paths, in :data:`TABLES` order.
 
+        A secret seed is written only once its tournament is complete (``seed`` is
+        NULL before; ``commitment`` is always there), and so are the tournament's
+        ``boards`` rows (the decks the seed deals). Results already played
+        (``deals``, ``actions``) are written whatever the status.
+
         Raises:
             StoreError: an unknown format; the directory cannot be created or written.
         """
@@ -1127,7 +1187,7 @@ class Store:
             path = out / f"{table}.{fmt}"
             literal = str(path).replace("'", "''")
             try:
-                self.con.execute(f"COPY {table} TO '{literal}' ({option})")
+                self.con.execute(f"COPY ({_EXPORTED.get(table, f'FROM {table}')}) TO '{literal}' ({option})")
             except duckdb.Error as e:
                 raise StoreError(f"cannot export {table} to {path}: {e}") from None
             paths.append(path)
@@ -1137,6 +1197,54 @@ class Store:
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
+#: A tournament whose seed may be shown (SQL condition on ``tournaments``).
+_REVEALED = "(NOT seed_secret OR status = 'complete')"
+
+#: What :meth:`Store.export` writes of the tables that hold a secret (others: every row).
+_EXPORTED = {
+    "tournaments": f"SELECT * REPLACE (CASE WHEN {_REVEALED} THEN seed END AS seed) FROM tournaments",
+    "boards": f"SELECT * FROM boards WHERE tournament IN (SELECT name FROM tournaments WHERE {_REVEALED})",
+}
+
+
+def _upgrade_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 1 database to version 2, in one transaction.
+
+    Version 1 held ``tournaments.seed`` as a ``BIGINT``; version 2 holds it as decimal
+    text with ``seed_secret`` (false: those seeds were given or defaulted, never
+    secret) and ``commitment``. DuckDB cannot alter a table that foreign keys point
+    at, so ``tournaments`` and the tables pointing at it (``tournament_entrants``,
+    ``boards``, ``matches``) are copied aside, dropped, created by ``schema.sql`` and
+    filled again.
+    """
+    moved = ("tournament_entrants", "boards", "matches")
+    con.begin()
+    try:
+        con.execute("CREATE TEMP TABLE _v1_tournaments AS FROM tournaments")
+        for table in moved:
+            con.execute(f"CREATE TEMP TABLE _v1_{table} AS FROM {table}")
+        for table in (*reversed(moved), "tournaments"):
+            con.execute(f"DROP TABLE {table}")
+        con.execute(_schema_sql())
+        rows = con.execute(
+            "SELECT name, ruleset, options, seed, boards_per_pair, created_at, status FROM _v1_tournaments"
+        ).fetchall()
+        if rows:
+            con.executemany(
+                "INSERT INTO tournaments (name, ruleset, options, seed, seed_secret, commitment, boards_per_pair, "
+                "created_at, status) VALUES (?, ?, ?, ?, false, ?, ?, ?, ?)",
+                [[n, r, o, str(seed), seed_commitment(int(seed)), b, c, st] for n, r, o, seed, b, c, st in rows],
+            )
+        for table in moved:
+            con.execute(f"INSERT INTO {table} FROM _v1_{table}")
+            con.execute(f"DROP TABLE _v1_{table}")
+        con.execute("DROP TABLE _v1_tournaments")
+        con.execute("UPDATE schema_version SET version = 2")
+        con.commit()
+    except BaseException:
+        _rollback(con)
+        raise
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import Counter
 
@@ -10,14 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.schedule import (
+    SECRET_SEED_BITS,
     SUITS,
     BoardPair,
     board_seed,
-    bot_seed,
     missing,
+    new_seed,
     pair_index,
     pairs,
     schedule,
+    seed_commitment,
     suit_permutation,
 )
 
@@ -234,34 +237,32 @@ def test_suit_permutation_does_not_follow_the_deck_seed(seed: int, board: int) -
     assert 0 <= board_seed(seed, board) < 2**63
 
 
-@given(
-    seed=seeds,
-    board=st.integers(0, 1000),
-    table=st.sampled_from([1, 2]),
-    seat=st.integers(0, 3),
-)
-@settings(max_examples=100, deadline=None)
-def test_bot_seed_is_deterministic_and_not_the_board_seed(
-    seed: int, board: int, table: int, seat: int
-) -> None:
-    s = bot_seed(seed, "A", "B", board, table, seat)
-    assert s == bot_seed(seed, "A", "B", board, table, seat)
-    assert 0 <= s < 2**63
-    assert s != board_seed(seed, board)
+def test_new_seeds_are_256_bit_and_distinct() -> None:
+    """Issue 9 / secret boards: a new tournament's seed is 256 random bits from the OS."""
+    drawn = [new_seed() for _ in range(64)]
+    assert SECRET_SEED_BITS == 256
+    assert all(isinstance(s, int) and 0 <= s < 2**256 for s in drawn)
+    assert len(set(drawn)) == 64
+    assert max(drawn).bit_length() > 250  # 64 draws: the top bits are used
 
 
-def test_bot_seeds_are_distinct_across_a_tournament() -> None:
-    entrants = ["A", "B", "C", "D"]
-    seen = {
-        bot_seed(11, j.a, j.b, j.board, t, seat)
-        for j in schedule(entrants, 5, 11)
-        for t in (1, 2)
-        for seat in range(4)
-    }
-    assert len(seen) == 6 * 5 * 2 * 4
-    assert seen.isdisjoint({board_seed(11, k) for k in range(5)})
-    # Unambiguous encoding: ("AB", "C") and ("A", "BC") differ.
-    assert bot_seed(1, "AB", "C", 0, 1, 0) != bot_seed(1, "A", "BC", 0, 1, 0)
+def test_seed_commitment_is_sha256_of_the_decimal_digits() -> None:
+    """Issue 9 / secret boards: the published commitment, as documented (printf '%s' SEED | sha256sum)."""
+    # pinned: echo -n 7 | sha256sum
+    assert seed_commitment(7) == "7902699be42c8a8e46fbbb4501726517e86b22c56a189f7625a6da49081b2451"
+    big = 2**255 + 12345
+    assert seed_commitment(big) == hashlib.sha256(str(big).encode("ascii")).hexdigest()
+    assert seed_commitment(big) != seed_commitment(big + 1)
+    with pytest.raises(ValueError, match="seed"):
+        seed_commitment("7")  # type: ignore[arg-type]
+
+
+def test_big_seeds_schedule_like_small_ones() -> None:
+    seed = 2**256 - 1
+    jobs = schedule(["A", "B"], 3, seed)
+    assert [j.suits for j in jobs] == [suit_permutation(seed, k) for k in range(3)]
+    assert all(sorted(j.suits) == [0, 1, 2, 3] for j in jobs)
+    assert suit_permutation(seed, 0) == suit_permutation(seed, 0)
 
 
 # --------------------------------------------------------------------------
@@ -293,9 +294,5 @@ def test_bad_input_raises_value_error(
 def test_bad_seed_arguments() -> None:
     with pytest.raises(ValueError, match="board"):
         suit_permutation(0, -1)
-    with pytest.raises(ValueError, match="table"):
-        bot_seed(0, "A", "B", 0, 3, 0)
-    with pytest.raises(ValueError, match="seat"):
-        bot_seed(0, "A", "B", 0, 1, 4)
     with pytest.raises(ValueError, match="seed"):
         board_seed(True, 0)

@@ -7,19 +7,21 @@ referee.rules, at both tables of a board (RULES.md §8), written and read back.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import random
 import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
 import arena.store as store_module
 from arena.ratings import board_pair_outcome, tally, tally_arrays
-from arena.schedule import missing, schedule
+from arena.schedule import missing, new_seed, schedule, seed_commitment
 from arena.store import (
     TABLES,
     BoardPairRows,
@@ -316,7 +318,7 @@ def test_tournament_create_idempotent_and_extend():
         with pytest.raises(StoreError, match="no tournament 'nope'"):
             s.set_tournament_status("nope", "complete")
         assert s.get_tournament("nope") is None
-        for bad in ({"seed": 2**63}, {"boards": 0}, {"entrants": [A, A]}, {"entrants": ["nobody"]}):
+        for bad in ({"seed": 2**256}, {"seed": "7"}, {"boards": 0}, {"entrants": [A, A]}, {"entrants": ["nobody"]}):
             kw = dict(name="x", ruleset_name="classic", options={}, seed=1, boards=1, entrants=[A, B]) | bad
             with pytest.raises(StoreError):
                 s.create_tournament(**kw)
@@ -607,3 +609,87 @@ def test_resolved_ruleset_refuses_changed_rules():
         s.create_tournament("old", "strict", options, 1, 2, [A, B])
         with pytest.raises(StoreError, match="other strict options"):
             s.get_tournament("old").resolved_ruleset()
+
+
+# --------------------------------------------------------------------------
+# Secret seeds (issue 9 / secret boards) and the schema version 1 upgrade
+# --------------------------------------------------------------------------
+
+
+def test_secret_seed_hidden_until_complete_then_revealed(tmp_path):
+    """Issue 9 / secret boards: a 256-bit seed round-trips as text; it is hidden (public_seed,
+    repr, export) until the tournament is complete; its commitment is public from the start."""
+    seed = new_seed() | 2**255  # 256 bits for sure
+    ruleset = get_ruleset("classic")
+    with Store.open(tmp_path / "arena.duckdb") as s:
+        t = s.create_tournament("sec", "classic", ruleset.options(), seed, 2, [A, B], secret=True)
+        s.create_tournament("pub", "classic", ruleset.options(), 7, 2, [A, B])
+        assert (t.seed, t.seed_secret, t.seed_revealed, t.public_seed) == (seed, True, False, None)
+        assert t.commitment == seed_commitment(seed) == hashlib.sha256(str(seed).encode()).hexdigest()
+        assert str(seed) not in repr(t)
+        assert s.con.execute("SELECT seed FROM tournaments WHERE name = 'sec'").fetchone()[0] == str(seed)
+        pub = s.get_tournament("pub")
+        assert (pub.seed_secret, pub.public_seed, pub.commitment) == (False, 7, seed_commitment(7))
+        with pytest.raises(StoreError, match="another .secret. seed") as e:
+            s.create_tournament("sec", "classic", ruleset.options(), seed + 1, 2, [A, B])
+        assert str(seed) not in str(e.value)
+        for name, k in (("sec", seed), ("pub", 7)):
+            s.add_boards(name, [make_board(k, b) for b in range(2)])
+
+        def exported() -> tuple[dict, set, str]:
+            out = tmp_path / "export"
+            s.export(out, "jsonl")
+            rows = [json.loads(line) for line in (out / "tournaments.jsonl").read_text().splitlines()]
+            boards = {json.loads(line)["tournament"] for line in (out / "boards.jsonl").read_text().splitlines()}
+            text = "".join(p.read_text() for p in out.iterdir())
+            return {r["name"]: r for r in rows}, boards, text
+
+        rows, boards, text = exported()
+        assert rows["sec"]["seed"] is None and rows["sec"]["commitment"] == t.commitment
+        assert rows["pub"]["seed"] == "7"
+        assert boards == {"pub"} and str(seed) not in text  # the secret's decks are left out too
+
+        s.set_tournament_status("sec", Status.COMPLETE)
+        done = s.get_tournament("sec")
+        assert (done.seed_revealed, done.public_seed) == (True, seed)
+        rows, boards, _ = exported()
+        assert rows["sec"]["seed"] == str(seed) and boards == {"pub", "sec"}
+        assert hashlib.sha256(rows["sec"]["seed"].encode()).hexdigest() == rows["sec"]["commitment"]
+        # the revealed seed re-deals every stored board
+        assert s.boards("sec") == [make_board(int(rows["sec"]["seed"]), b) for b in range(2)]
+
+        # a revealed secret seed takes no new entrant (it could know every board); a public seed does
+        with pytest.raises(StoreError, match="secret seed is revealed"):
+            s.add_entrants("sec", [C])
+        assert s.get_tournament("sec").entrants == (A, B)
+        s.set_tournament_status("pub", Status.COMPLETE)
+        assert s.add_entrants("pub", [C]) == (A, B, C)
+
+
+def test_a_schema_version_1_database_is_upgraded(tmp_path):
+    """A database written before 256-bit seeds (tests/data/schema_v1.sql) opens: its seeds become
+    public text seeds with their commitments; every row of the tables rebuilt is kept."""
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute((ROOT / "tests" / "data" / "schema_v1.sql").read_text())
+    con.execute("INSERT INTO schema_version VALUES (1)")
+    options = json.dumps(get_ruleset("classic").options())
+    con.execute("INSERT INTO tournaments VALUES ('club', 'classic', ?, 7, 3, now(), 'complete'), "
+                "('neg', 'classic', ?, -5, 2, now(), 'running')", [options, options])
+    con.execute("INSERT INTO tournament_entrants VALUES ('club', 0, 'alpha', '1.0'), ('club', 1, 'beta', '2')")
+    con.execute("INSERT INTO boards VALUES ('club', 0, 0, ?)", [make_board(7, 0).deck_text()])
+    con.execute("INSERT INTO matches VALUES (?, 'club', ?, ?, 'classic')", [match_id("club", A, B), A, B])
+    con.close()
+    with pytest.raises(StoreError, match="schema version 1.*open it once for writing"):
+        Store.open(path, read_only=True)
+    with Store.open(path) as s:
+        t = s.get_tournament("club")
+        assert (t.seed, t.seed_secret, t.public_seed, t.commitment) == (7, False, 7, seed_commitment(7))
+        assert t.entrants == (A, B) and t.status == "complete" and t.boards_per_pair == 3
+        assert s.get_tournament("neg").seed == -5
+        assert s.boards("club") == [make_board(7, 0)]
+        s.write_board_pair("club", match_id("club", A, B), make_result(get_ruleset("classic"), 0, A, B,
+                                                                        random.Random(1), seed=7))
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    with Store.open(path, read_only=True) as s:  # upgraded once: read-only opens work again
+        assert s.get_tournament("club").board_pairs == 1

@@ -1,0 +1,151 @@
+-- arena/schema.sql as of schema version 1 (BIGINT seeds): tests/test_store.py builds an old
+-- database from it to check that arena.store upgrades it. Kept as it was; do not edit.
+-- Belote Arena storage schema (DuckDB). arena/store.py applies it on every open;
+-- every statement is idempotent (CREATE ... IF NOT EXISTS).
+--
+-- Words are those of RULES.md §1. Units: points are game points; ms are
+-- milliseconds of wall time; timestamps are UTC (TIMESTAMP without zone).
+--
+-- Conventions
+--   entrant key   "<bot name>@<bot version>" (a bot as it plays in a tournament)
+--   match_id      "<tournament>/<entrant a>~<entrant b>"; A is the earlier entrant
+--                 in the tournament's order of entrants, NS at table 1 (RULES.md §8)
+--   table_no      1 or 2 (duplicate, RULES.md §8); seat 0..3 (two players: 0..1)
+--   *_ns / *_ew   team 0 (seats 0 and 2) / team 1 (seats 1 and 3). In the
+--                 two-player ruleset *_ns means seat 0 and *_ew seat 1.
+--   team columns  (declaration_team, capot, pot_to) hold 0 = NS / seat 0,
+--                 1 = EW / seat 1, NULL = nobody.
+--   deck          32 card texts ("JH", "10S"), index 0 = top (RULES.md §3.1)
+--
+-- Foreign keys guard the tables written rarely. The result tables
+-- (board_pairs, deals, actions, faults) carry none: they are written only by
+-- Store.write_board_pairs, a board pair's rows together in one transaction,
+-- with its matches row; foreign-key checks there cost a third of the write time.
+
+CREATE TABLE IF NOT EXISTS schema_version (
+    version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
+);
+
+-- A submitted bot: the bot.toml text and a frozen copy of its files.
+CREATE TABLE IF NOT EXISTS bots (
+    name         VARCHAR   NOT NULL,
+    version      VARCHAR   NOT NULL,
+    author       VARCHAR,
+    manifest     VARCHAR   NOT NULL,        -- the bot.toml text
+    content_hash VARCHAR   NOT NULL,        -- hash of the frozen copy's files
+    path         VARCHAR   NOT NULL,        -- the frozen copy (directory)
+    submitted_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (name, version)
+);
+
+-- A tournament: one ruleset with its resolved options (RULES.md, table at the top).
+CREATE TABLE IF NOT EXISTS tournaments (
+    name            VARCHAR   PRIMARY KEY,
+    ruleset         VARCHAR   NOT NULL,     -- classic | strict | all-trumps | two-player
+    options         JSON      NOT NULL,     -- Ruleset.options(): every resolved option
+    seed            BIGINT    NOT NULL,     -- the tournament seed (boards, suit permutations, bot seeds)
+    boards_per_pair INTEGER   NOT NULL CHECK (boards_per_pair >= 1),
+    created_at      TIMESTAMP NOT NULL,
+    status          VARCHAR   NOT NULL CHECK (status IN ('running', 'complete', 'interrupted'))
+);
+
+-- The entrants of a tournament, in order: the order decides who is A in a pair.
+CREATE TABLE IF NOT EXISTS tournament_entrants (
+    tournament  VARCHAR NOT NULL REFERENCES tournaments (name),
+    position    INTEGER NOT NULL,           -- 0, 1, 2, ... (order of entry)
+    bot_name    VARCHAR NOT NULL,
+    bot_version VARCHAR NOT NULL,
+    PRIMARY KEY (tournament, position),
+    UNIQUE (tournament, bot_name, bot_version)
+);
+
+-- The boards of a tournament: each deck in the board's own suits (table 1's).
+CREATE TABLE IF NOT EXISTS boards (
+    tournament VARCHAR   NOT NULL REFERENCES tournaments (name),
+    board      INTEGER   NOT NULL,          -- 0 .. boards_per_pair - 1
+    dealer     INTEGER   NOT NULL,          -- board mod seats (RULES.md §8)
+    deck       VARCHAR[] NOT NULL,          -- 32 card texts
+    PRIMARY KEY (tournament, board)
+);
+
+-- A duplicate match: two entrants playing the tournament's boards at two tables.
+CREATE TABLE IF NOT EXISTS matches (
+    match_id   VARCHAR PRIMARY KEY,         -- "<tournament>/<entrant a>~<entrant b>"
+    tournament VARCHAR NOT NULL REFERENCES tournaments (name),
+    entrant_a  VARCHAR NOT NULL,            -- entrant key; NS at table 1
+    entrant_b  VARCHAR NOT NULL,            -- entrant key; NS at table 2
+    ruleset    VARCHAR NOT NULL             -- the tournament's ruleset (for filtering)
+);
+
+-- One board played at both tables (the unit of ratings, RULES.md §8).
+CREATE TABLE IF NOT EXISTS board_pairs (
+    match_id   VARCHAR   NOT NULL,          -- matches.match_id
+    board      INTEGER   NOT NULL,
+    points_a   INTEGER   NOT NULL,          -- A's points over both tables
+    points_b   INTEGER   NOT NULL,          -- B's points over both tables
+    margin     INTEGER   NOT NULL,          -- points_a - points_b: A's duplicate margin
+    forfeit_a  BOOLEAN   NOT NULL,          -- A loses the board pair whatever the points
+    forfeit_b  BOOLEAN   NOT NULL,
+    written_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (match_id, board)
+);
+
+-- One board at one table: the deal's outcome (RULES.md §6.2, §6.3, §7) and record.
+CREATE TABLE IF NOT EXISTS deals (
+    match_id         VARCHAR    NOT NULL,
+    board            INTEGER    NOT NULL,
+    table_no         INTEGER    NOT NULL CHECK (table_no IN (1, 2)),
+    ns_entrant       VARCHAR    NOT NULL,   -- entrant key holding NS (two players: seat 0)
+    ew_entrant       VARCHAR    NOT NULL,   -- entrant key holding EW (two players: seat 1)
+    permutation      INTEGER[4] NOT NULL,   -- permutation[s]: this table's suit for the board's suit s (S H D C = 0..3)
+    dealer           INTEGER    NOT NULL,
+    deck             VARCHAR[]  NOT NULL,   -- this table's (relabelled) deck, 32 card texts
+    contract         VARCHAR    NOT NULL,   -- made | dedans | litige | passed | tie
+    taker            INTEGER,               -- seat; NULL when passed out
+    trump_mode       VARCHAR,               -- suit | all-trumps | no-trumps; NULL when passed out
+    trump            VARCHAR,               -- S | H | D | C in suit mode, else NULL
+    trick_points_ns  INTEGER    NOT NULL,   -- card points + dix de der, before the capot rule
+    trick_points_ew  INTEGER    NOT NULL,
+    tricks_won_ns    INTEGER    NOT NULL,
+    tricks_won_ew    INTEGER    NOT NULL,
+    declarations_ns  INTEGER    NOT NULL,   -- declaration points declared (scored or not)
+    declarations_ew  INTEGER    NOT NULL,
+    declaration_team INTEGER,               -- the team whose declarations scored
+    belote_ns        INTEGER    NOT NULL,   -- belote-rebelote points announced
+    belote_ew        INTEGER    NOT NULL,
+    capot            INTEGER,               -- the team that won every trick
+    score_ns         INTEGER    NOT NULL,   -- points scored this deal (rounded, pot included when won)
+    score_ew         INTEGER    NOT NULL,
+    pot_in           INTEGER    NOT NULL,   -- litige pot carried in (RULES.md §6.3)
+    pot_to           INTEGER,               -- the team that won the pot carried in
+    pot              INTEGER    NOT NULL,   -- litige pot carried out
+    record           JSON       NOT NULL,   -- the deal record (referee.rules.record format)
+    PRIMARY KEY (match_id, board, table_no)
+);
+
+-- Every action taken at a table, in order, with the time the bot took.
+CREATE TABLE IF NOT EXISTS actions (
+    match_id VARCHAR NOT NULL,
+    board    INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    idx      INTEGER NOT NULL,              -- 0, 1, 2, ... in the order taken
+    seat     INTEGER NOT NULL,
+    kind     VARCHAR NOT NULL CHECK (kind IN ('bid', 'schmeiss', 'trump', 'declare', 'exchange', 'card')),
+    value    VARCHAR NOT NULL,              -- bid: "pass" "take" "take H" "all-trumps" "no-trumps" "schmeiss";
+                                            -- schmeiss: "accept" "refuse"; trump: "H";
+                                            -- declare: JSON card lists, '[["7H","8H","9H"]]' ('[]' = none);
+                                            -- exchange: "true" "false"; card: "JH" or "KS belote"
+    ms       DOUBLE  NOT NULL,              -- wall time of the bot's call; 0 when the referee acted itself
+    fault    VARCHAR                        -- fault kind when the referee played the fallback, else NULL
+);
+
+-- Every bot fault (referee.records.FaultKind).
+CREATE TABLE IF NOT EXISTS faults (
+    match_id VARCHAR NOT NULL,
+    board    INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    seat     INTEGER NOT NULL,
+    entrant  VARCHAR NOT NULL,              -- entrant key
+    kind     VARCHAR NOT NULL,              -- timeout | crash | connection | bot-error | malformed | wrong-kind | illegal | start
+    detail   VARCHAR NOT NULL
+);
