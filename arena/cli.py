@@ -469,7 +469,9 @@ def tournament_show(
     grid.add_row("ruleset", t.ruleset)
     grid.add_row("options", json.dumps(t.options, sort_keys=True))
     grid.add_row("boards", f"{t.boards_per_pair} per pair")
-    grid.add_row("entrants", ", ".join(t.entrants) + f" ({n * (n - 1) // 2} pairs)" if t.entrants else "none")
+    pairs = n * (n - 1) // 2
+    grid.add_row("entrants", ", ".join(t.entrants) + f" ({pairs} pair{'' if pairs == 1 else 's'})" if t.entrants
+                 else "none")
     grid.add_row("board pairs", f"{t.board_pairs} of {info['board_pairs_total']} stored")
     grid.add_row("status", t.status)
     grid.add_row("created", info["created_at"] + " UTC")
