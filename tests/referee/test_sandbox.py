@@ -167,7 +167,7 @@ def test_memory_of_the_whole_bot_is_bounded(tmp_path):
     try:
         cmd = sandbox.bwrap_command(sandbox.support().bwrap, tmp_path, [sys.executable, "m.py"], {"PATH": "/usr/bin"},
                                     lim, uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=None)
-        cmd = sandbox.cgroup_wrapper(cgroup.procs if cgroup else []) + cmd
+        cmd = sandbox.launcher(cgroup.procs if cgroup else []) + cmd
         p = subprocess.run(cmd, pass_fds=[info_w], capture_output=True, text=True, timeout=40)
     finally:
         os.close(info_r)
