@@ -49,6 +49,8 @@ class Entrant:
     key: str
     manifest: Manifest | None = None
     endpoint: str | None = None
+    content_hash: str | None = None
+    """a frozen copy's registered hash: checked before every start of the bot (None: not checked)"""
 
 
 @dataclass
@@ -100,7 +102,7 @@ class _Seat:
         client = BotClient(
             self.entrant.manifest, self.entrant.endpoint,
             seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, self.generation),
-            startup_s=self.config.startup_s, limits=self.config.limits,
+            startup_s=self.config.startup_s, limits=self.config.limits, content_hash=self.entrant.content_hash,
         )
         self.generation += 1
         try:

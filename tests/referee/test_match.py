@@ -216,7 +216,8 @@ def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, mon
 def test_every_seat_of_every_table_is_its_own_process(tmp_path, monkeypatch, ruleset):
     log = install_call_log(monkeypatch)
     out = tmp_path / "spy-out"
-    out.mkdir()  # the sandbox's file system is read-only but for this folder (and each bot's own)
+    out.mkdir(mode=0o1777)  # bound read-write into every bot's sandbox; the bots run as other uids
+    out.chmod(0o1777)
     a = entrant(tmp_path, "spy", "--out", out, name="spyA")
     b = entrant(tmp_path, "spy", "--out", out, name="spyB")
     results = play(tmp_path, a, b, 3, ruleset=ruleset, on_board_pair=log.board_done,
@@ -237,17 +238,18 @@ def test_every_seat_of_every_table_is_its_own_process(tmp_path, monkeypatch, rul
     called = {e[2] for e in log.events if e[0] == "decide"}
     assert called <= set(pid_of.values())
 
-    # the bots' view: each process reports its own pid, one seat, its own private folders
+    # the bots' view: each process reports its own id (its RNG seed), one seat, and sees
+    # only its own processes (a PID namespace of its own: bwrap's init and itself)
     spies = read_spy_logs(out)
-    assert set(spies) == set(pid_of.values())
-    seat_of_pid = {pid: ts[1] for ts, pid in pid_of.items()}
-    for pid, spy in spies.items():
-        assert spy.ppid == os.getpid()  # started by the referee itself (the launcher execs the bot)
-        assert {r.observation.seat for r in spy.decides} == {seat_of_pid[pid]}
-        assert [s.seat for s in spy.starts] == [seat_of_pid[pid]]
-    for var in ("HOME", "TMPDIR", "BELOTE_BOT_LISTEN", "BELOTE_BOT_SEED"):
-        assert len({spy.env[var] for spy in spies.values()}) == 2 * seats, var
-    assert not any(Path(spy.env["HOME"]).exists() for spy in spies.values())  # removed after the match
+    seat_of = {e[5]: e[3] for e in starts}
+    assert set(spies) == set(seat_of) and len(spies) == 2 * seats
+    for ident, spy in spies.items():
+        assert {r.observation.seat for r in spy.decides} == {seat_of[ident]}
+        assert [s.seat for s in spy.starts] == [seat_of[ident]]
+        assert len(spy.procs) <= 3 and spy.pid in spy.procs, spy.procs
+    # the same private paths in every bot: each its own tmpfs, invisible to the others
+    assert {(s.env["HOME"], s.env["TMPDIR"], s.env["BELOTE_BOT_LISTEN"]) for s in spies.values()} == {
+        ("/arena/work", "/tmp", "/arena/work/bot.sock")}
     assert_no_leftovers(tmp_path)
 
 

@@ -14,7 +14,7 @@ request it receives) over 20 boards of each ruleset. Then, for every request:
   seat, as the turned card or the exchange, or in that seat's declaration after
   the first trick;
 * no message of the protocol has a field for a seed or the deck, and the bot's
-  environment holds exactly the seven variables the referee sets.
+  environment holds exactly the seven variables the referee sets, and PWD.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from .spylog import read_spy_logs
 
 BOARDS = 20
 BOARD_SEED = 2024
-ENV = {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "BELOTE_BOT_LISTEN", "BELOTE_BOT_SEED"}
+ENV = {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "BELOTE_BOT_LISTEN", "BELOTE_BOT_SEED",
+       "PWD"}  # PWD: bubblewrap sets it to the working folder, /arena/bot
 
 
 def key(c) -> tuple[int, int]:
@@ -131,7 +132,8 @@ def truths(table_result, ruleset) -> dict[int, list[Truth]]:
 def test_a_seat_is_told_what_it_may_know_and_nothing_more(tmp_path, monkeypatch, ruleset):
     log = install_call_log(monkeypatch)
     out = tmp_path / "spy-out"
-    out.mkdir()  # the sandbox's file system is read-only but for this folder (and each bot's own)
+    out.mkdir(mode=0o1777)  # bound read-write into every bot's sandbox; the bots run as other uids
+    out.chmod(0o1777)
     a = entrant(tmp_path, "spy", "--out", out, name="spyA")
     b = entrant(tmp_path, "spy", "--out", out, name="spyB")
     rs = RULESETS[ruleset]
@@ -143,14 +145,14 @@ def test_a_seat_is_told_what_it_may_know_and_nothing_more(tmp_path, monkeypatch,
     assert not leftover_processes(tmp_path)
 
     spies = read_spy_logs(out)
-    where = {e[4]: (e[2], e[3]) for e in log.starts()}  # pid -> (table, seat)
+    where = {e[5]: (e[2], e[3]) for e in log.starts()}  # process id (its RNG seed) -> (table, seat)
     assert set(spies) == set(where) and len(where) == 2 * rs.seats
 
     # the environment: exactly what the referee sets, private folders, no board seed
     for spy in spies.values():
         assert set(spy.env) == ENV, sorted(set(spy.env) ^ ENV)
-        home = spy.env["HOME"]
-        assert spy.env["TMPDIR"] == home and spy.env["BELOTE_BOT_LISTEN"] == str(Path(home) / "bot.sock")
+        assert (spy.env["HOME"], spy.env["TMPDIR"]) == ("/arena/work", "/tmp")  # private tmpfs folders
+        assert spy.env["BELOTE_BOT_LISTEN"] == "/arena/work/bot.sock" and spy.env["PWD"] == "/arena/bot"
         assert (spy.env["LANG"], spy.env["PYTHONUNBUFFERED"]) == ("C.UTF-8", "1")
         assert int(spy.env["BELOTE_BOT_SEED"]) != BOARD_SEED
 
