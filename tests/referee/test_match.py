@@ -9,7 +9,6 @@ Also seat and table isolation, and interrupts.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import threading

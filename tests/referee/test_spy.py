@@ -20,7 +20,6 @@ request it receives) over 20 boards of each ruleset. Then, for every request:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 
