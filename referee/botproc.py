@@ -23,6 +23,7 @@ import os
 import queue
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -198,6 +199,7 @@ class BotClient:
     _watchdog: _Watchdog | None = None
     _uid: sandbox.UidClaim | None = None
     _cgroup: sandbox.Cgroup | None = None
+    _socket_fd: int = -1
 
     def __init__(
         self,
@@ -254,20 +256,42 @@ class BotClient:
                 sock = self._start_sandboxed(bot_command)
             else:
                 sock = self._start_unisolated(bot_command)
-            target = f"unix://{sock}"
             deadline = time.monotonic() + self.startup_s
-            while not os.path.exists(sock):
+            while not os.path.lexists(sock):
                 if self.process.poll() is not None:
                     raise BotStartError(f"{self.manifest.key} exited with status {self.process.returncode} at start-up: {self.log_tail()}")
                 if time.monotonic() > deadline:
                     raise BotStartError(f"{self.manifest.key} did not listen within {self.startup_s:.0f} s")
                 time.sleep(0.005)
+            target = f"unix:{self._pin_socket(sock)}"
         self.channel = grpc.insecure_channel(target, options=_CHANNEL_OPTIONS)
         try:
             grpc.channel_ready_future(self.channel).result(timeout=self.startup_s)
         except grpc.FutureTimeoutError:
             raise BotStartError(f"{self.name} accepted no gRPC connection within {self.startup_s:.0f} s") from None
         self.stub = pb_grpc.BotServiceStub(self.channel)
+
+    def _pin_socket(self, sock: str) -> str:
+        """A path that reaches exactly the socket file the bot made at ``sock``, for every
+        (re)connection: ``/proc/self/fd/N`` of an ``O_PATH`` descriptor of it.
+
+        The bot owns the folder of its socket: were ``bot.sock`` a symbolic link, a
+        connection by name would follow it from the referee's side, to any socket of
+        the host.  A name that is not a socket is refused.
+
+        Raises:
+            BotStartError: ``sock`` is a symbolic link or not a socket.
+        """
+        try:
+            fd = os.open(sock, os.O_PATH | os.O_NOFOLLOW)
+        except OSError as e:
+            raise BotStartError(f"{self.manifest.key}: cannot open its socket: {e.strerror}") from None
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise BotStartError(f"{self.manifest.key}: {os.path.basename(sock)} is not a socket "
+                                "(a symbolic link or another file): refused")
+        self._socket_fd = fd
+        return f"/proc/self/fd/{fd}"
 
     def _env(self, listen: str, home: str, tmp: str) -> dict[str, str]:
         """The bot's whole environment: these seven variables (and, in the sandbox, ``PWD``, set by bwrap)."""
@@ -383,6 +407,9 @@ class BotClient:
             except ProcessLookupError:
                 pass
             self.process = None
+        if self._socket_fd >= 0:
+            os.close(self._socket_fd)
+            self._socket_fd = -1
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
