@@ -1,0 +1,77 @@
+"""Shared by the attack bots (tests/bots/attack_*, issue 9): how an attack reports.
+
+The attack test kit (tests/referee/attackkit.py) copies this file beside each
+attack bot's ``bot.py``. A bot writes one JSON line per attempt to
+``OUT/<token>.jsonl``, where ``OUT`` is a host folder the test binds read-write
+(``Limits(writable=...)``) and ``token`` names the process (pids repeat across
+PID namespaces)::
+
+    {"attack": "partner:dev-shm-file", "result": "blocked: No such file or directory",
+     "token": "...", "uid": 1500000007, "seat": 2, ...}
+
+``result`` is ``"blocked: <why>"`` (an errno's text, or what was missing) or
+``"SUCCEEDED: <what>"``. A test asserts that no attempt succeeded *and* that
+every expected attempt was made, so a bot that died early cannot pass by silence.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import time
+import uuid
+import zlib
+
+TOKEN = uuid.uuid4().hex[:12]
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def why(exc: BaseException) -> str:
+    """An exception as the reason an attempt was blocked: the errno's text when there is one."""
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno)
+    return f"{type(exc).__name__}: {exc}"[:200]
+
+
+def check(rc: int, what: str) -> int:
+    """A libc call's result, or OSError(errno) when it is -1."""
+    if rc == -1:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+    return rc
+
+
+def ipc_key(*parts: str) -> int:
+    """A fixed System V IPC key for ``parts`` (both partners compute the same one)."""
+    return (zlib.crc32("/".join(parts).encode()) & 0x3FFFFFFF) | 0x40000000
+
+
+class Reporter:
+    """Writes the attempts of this process to ``out/<TOKEN>.jsonl`` (appended, one write per line)."""
+
+    def __init__(self, out: str | os.PathLike, **fields):
+        self.path = os.path.join(os.fspath(out), f"{TOKEN}.jsonl")
+        self.fields = dict(fields)
+
+    def write(self, **line) -> None:
+        line = {**self.fields, **line, "token": TOKEN, "uid": os.getuid(), "t": round(time.time(), 3)}
+        data = (json.dumps(line, default=str) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def attempt(self, attack: str, fn, **extra) -> str:
+        """Run ``fn`` and report it: it returns what it achieved (reported ``SUCCEEDED: ...``) or a
+        text starting ``blocked:``; an exception is reported ``blocked: <errno text>``."""
+        try:
+            got = fn()
+        except Exception as e:  # noqa: BLE001 - every failure is a result to report
+            result = "blocked: " + why(e)
+        else:
+            got = str(got)
+            result = got if got.startswith("blocked:") else "SUCCEEDED: " + got
+        self.write(attack=attack, result=result, **extra)
+        return result
