@@ -334,8 +334,12 @@ class BotClient:
             command = sandbox.bwrap_command(
                 support.bwrap, self.manifest.folder, bot_command, env, self.limits,
                 uid=self._uid.uid if self._uid else None, info_fd=info_w, seccomp_fd=sec_r)
+            command, args_fd = sandbox.options_fd(command)
             command = sandbox.launcher(self._cgroup.procs if self._cgroup else []) + command
-            self._popen(command, "/", {"PATH": os.defpath}, (info_w, *([sec_r] if sec_r is not None else [])))
+            try:
+                self._popen(command, "/", {"PATH": os.defpath}, (info_w, args_fd, *([sec_r] if sec_r is not None else [])))
+            finally:
+                os.close(args_fd)
             os.close(info_w)
             info_w = -1
             child = sandbox.read_child_pid(info_r, time.monotonic() + self.startup_s)

@@ -40,6 +40,7 @@ import fcntl
 import functools
 import json
 import os
+import secrets
 import select
 import shutil
 import subprocess
@@ -173,7 +174,7 @@ class UidClaim:
     def __init__(self) -> None:
         folder = Path(tempfile.gettempdir()) / "belote-arena-uids"
         folder.mkdir(mode=0o700, exist_ok=True)
-        start = (os.getpid() * 7919) % BOT_UIDS
+        start = secrets.randbelow(BOT_UIDS)  # a bot's uid tells nothing about the referee
         for i in range(BOT_UIDS):
             uid = BOT_UID_BASE + (start + i) % BOT_UIDS
             fd = os.open(folder / str(uid), os.O_CREAT | os.O_RDWR, 0o600)
@@ -461,9 +462,13 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
     try:
         cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
                             uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
+        cmd, args_fd = options_fd(cmd)
         cmd = launcher(cgroup.procs if cgroup else []) + cmd
-        p = subprocess.run(cmd, pass_fds=[info_w] + ([sec_r] if sec_r is not None else []),
-                           capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        try:
+            p = subprocess.run(cmd, pass_fds=[info_w, args_fd] + ([sec_r] if sec_r is not None else []),
+                               capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        finally:
+            os.close(args_fd)
         os.close(info_w)
         info_w = -1
         info = json.loads(os.read(info_r, 65536) or b"{}")
@@ -476,6 +481,20 @@ def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str
             claim.release()
         if cgroup:
             cgroup.remove()
+
+
+def options_fd(command: list[str]) -> tuple[list[str], int]:
+    """``command`` (from :func:`bwrap_command`) with bwrap's options moved into a memory file
+    read by ``--args FD``: ``(argv, fd)``; the caller passes ``fd`` to the child and closes it.
+
+    The sandbox's init is a copy of bwrap, so its ``/proc/1/cmdline`` is what a bot can
+    read of its own sandbox: this keeps the host paths and its environment out of it.
+    """
+    end = command.index("--")
+    fd = os.memfd_create("bwrap-args", 0)  # not inherited unless passed (close-on-exec)
+    os.write(fd, b"".join(a.encode() + b"\0" for a in command[1:end]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [command[0], "--args", str(fd), *command[end:]], fd
 
 
 def read_child_pid(fd: int, deadline: float) -> int | None:

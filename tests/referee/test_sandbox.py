@@ -122,6 +122,21 @@ def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
     assert tail[-3:] == ["--", "python", "bot.py"] and "--nproc=64" in tail
 
 
+def test_options_travel_outside_the_command_line(tmp_path):
+    """A bot can read its sandbox init's command line (/proc/1/cmdline): bwrap's options,
+    its environment and the host paths included, go through ``--args FD`` instead."""
+    cmd = sandbox.bwrap_command("bwrap", tmp_path, ["python", "bot.py"], {"BELOTE_BOT_SEED": "123456789"},
+                                Limits(), uid=None, info_fd=5, seccomp_fd=None)
+    argv, fd = sandbox.options_fd(cmd)
+    try:
+        options = os.read(fd, 1 << 20).split(b"\0")
+    finally:
+        os.close(fd)
+    assert argv[:3] == ["bwrap", "--args", str(fd)] and argv[3] == "--" and argv[-2:] == ["python", "bot.py"]
+    assert "123456789" not in " ".join(argv) and str(tmp_path) not in " ".join(argv)
+    assert options[:-1] == [a.encode() for a in cmd[1:cmd.index("--")]] and options[-1] == b""
+
+
 @pytest.mark.guard(60)
 def test_changed_frozen_copy_is_refused_at_start(tmp_path):
     """Frozen copies stay frozen (issue 9 item 3): the hash is checked before every start."""

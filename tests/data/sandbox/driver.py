@@ -27,7 +27,9 @@ def main() -> None:
     cmd = sandbox.bwrap_command(support.bwrap, code, ["/usr/bin/python3", "attacks.py", port, escape],
                                 {"PATH": "/usr/bin"}, sandbox.Limits(nproc=32),
                                 uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec)
-    p = subprocess.Popen(cmd, pass_fds=[info_w, sec], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cmd, args_fd = sandbox.options_fd(cmd)
+    p = subprocess.Popen(cmd, pass_fds=[info_w, sec, args_fd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
     os.close(info_w)
     child = sandbox.read_child_pid(info_r, time.monotonic() + 20)
     path = f"/proc/{child}/root/arena/work/s.sock"
