@@ -324,9 +324,15 @@ class BotClient:
         if not support.works:
             raise BotStartError(f"the bot sandbox is unavailable: {support.problem}")
         if sandbox.is_root():
-            self._uid = sandbox.UidClaim()
+            try:
+                self._uid = sandbox.UidClaim()
+            except (OSError, RuntimeError) as e:
+                raise BotStartError(f"{self.manifest.key}: no sandbox uid to run it as: {e}") from None
         if support.cgroups:
-            self._cgroup = sandbox.Cgroup(self.limits)
+            try:
+                self._cgroup = sandbox.Cgroup(self.limits)
+            except OSError as e:
+                raise BotStartError(f"{self.manifest.key}: cannot make its cgroup: {e}") from None
         env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
         info_r, info_w = os.pipe()
         sec_r = sandbox.seccomp_fd(sandbox.seccomp_program())

@@ -27,17 +27,23 @@ What a bot process gets (:func:`bwrap_command`):
   it; a minimal ``/dev``; no ``/sys``;
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
-  file size, open files, no core files.
+  file size, open files, no core files; and, where the machine lets the arena
+  make cgroups (:func:`cgroup_folders`), memory, processes and a CPU quota for
+  the bot as a whole (:class:`Cgroup`).
 
-The referee reaches the bot's socket through ``/proc/<pid>/root/arena/work``
-(the kernel's view of the sandbox's root): nothing on the host is writable by
-the bot, and no other bot can see the socket.
+bwrap is started by :func:`launcher` (it dies with the referee, then enters the
+cgroups) with its options in a memory file (:func:`options_fd`).  The referee
+reaches the bot's socket through ``/proc/<pid>/root/arena/work`` (the kernel's
+view of the sandbox's root), pinned by an ``O_PATH`` descriptor so that a
+symbolic link there is never followed (``referee.botproc``): nothing on the host
+is writable by the bot, and no other bot can see the socket.
 """
 
 from __future__ import annotations
 
 import fcntl
 import functools
+import itertools
 import json
 import os
 import secrets
@@ -210,10 +216,8 @@ _CGROUP_PREFIX = "belote-bot-"
 def cgroup_folders() -> dict[str, Path]:
     """This process's cgroup folders where it may create children, per controller
     (``memory``, ``pids``, ``cpu``): cgroup v1 hierarchies, or cgroup v2 where the
-    controllers are delegated (enabled in ``cgroup.subtree_control``).  Empty when
-    the machine gives none (not root, no delegation)."""
-    if not is_root():
-        return {}
+    controllers are delegated to this user (enabled in ``cgroup.subtree_control``
+    and writable).  Empty when the machine gives none (cgroup v1 without root)."""
     try:
         mine = [line.rstrip("\n").split(":", 2) for line in open("/proc/self/cgroup")]
         mounts = [line.split() for line in open("/proc/self/mountinfo")]
@@ -254,15 +258,26 @@ class Cgroup:
     the bot's processes are gone.  Folders of referees that died are swept by the next.
     """
 
-    _count = 0
+    _numbers = itertools.count(1)
 
     def __init__(self, limits: Limits) -> None:
+        """Make the folders and write the limits.
+
+        Raises:
+            OSError: a folder or limit cannot be written (what was made is removed).
+        """
         folders = cgroup_folders()
-        _sweep_cgroups(folders)
-        Cgroup._count += 1
-        name = f"{_CGROUP_PREFIX}{os.getpid()}-{Cgroup._count}"
+        _sweep_cgroups(tuple(sorted(set(folders.values()))))
+        name = f"{_CGROUP_PREFIX}{os.getpid()}-{next(Cgroup._numbers)}"
         self.folders: list[Path] = []
         self.procs: list[str] = []
+        try:
+            self._make(folders, name, limits)
+        except OSError:
+            self.remove(wait_s=0)
+            raise
+
+    def _make(self, folders: dict[str, Path], name: str, limits: Limits) -> None:
         for controller, parent in sorted(folders.items()):
             folder = parent / name
             if folder in self.folders:  # cgroup v2: one folder for every controller
@@ -295,9 +310,10 @@ class Cgroup:
         self.folders = []
 
 
-def _sweep_cgroups(folders: dict[str, Path]) -> None:
-    """Remove empty bot cgroups left by referees that no longer run."""
-    for parent in set(folders.values()):
+@functools.cache
+def _sweep_cgroups(parents: tuple[Path, ...]) -> None:
+    """Remove empty bot cgroups left by referees that no longer run (once per process)."""
+    for parent in parents:
         for old in parent.glob(_CGROUP_PREFIX + "*"):
             try:
                 pid = int(old.name[len(_CGROUP_PREFIX):].split("-")[0])
