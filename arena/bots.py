@@ -111,7 +111,8 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
 
 def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
     """Copy the bot folder to ``store_root/NAME/VERSION`` (replacing a partial copy) and make the copy
-    read-only (files 0444, folders 0555, owned by the arena's user); return it.
+    read-only (files 0444, folders 0555, owned by the arena's user); return it.  ``store_root``
+    must not be inside ``folder`` (:func:`arena.submit.submit` refuses that first).
 
     Symbolic links are copied as links (never the file they point to).  The referee checks the
     copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
@@ -120,11 +121,15 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
     tmp = dest.with_name(dest.name + ".partial")
     for old in (tmp, dest):
         _remove(old)
-    shutil.copytree(folder, tmp, symlinks=True, ignore=shutil.ignore_patterns(*SKIP, "*.pyc"))
-    for path in sorted(tmp.rglob("*"), reverse=True) + [tmp]:
-        if not path.is_symlink():
-            path.chmod(0o555 if path.is_dir() else 0o444)
-    tmp.rename(dest)
+    try:
+        shutil.copytree(folder, tmp, symlinks=True, ignore=shutil.ignore_patterns(*SKIP, "*.pyc"))
+        for path in sorted(tmp.rglob("*"), reverse=True) + [tmp]:
+            if not path.is_symlink():
+                path.chmod(0o555 if path.is_dir() else 0o444)
+        tmp.rename(dest)
+    except BaseException:
+        _remove(tmp)  # never a partial copy left behind
+        raise
     return dest
 
 

@@ -228,11 +228,12 @@ def bots_submit(
     from referee.manifest import load_manifest
 
     from .store import StoreError
-    from .submit import SubmitError, submit
+    from .submit import SubmitError, check_store_outside, submit
 
     try:
+        check_store_outside(folder, db.parent / "bots")
         limits = _limits(0, 4096, isolate, [load_manifest(folder)])
-    except ManifestError as e:
+    except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
     store = open_store(db)
     try:

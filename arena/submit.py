@@ -17,6 +17,18 @@ class SubmitError(ValueError):
     """A submission refused; the message says why and what to do."""
 
 
+def check_store_outside(folder: Path, store_root: Path) -> None:
+    """Refuse a results store inside the bot's folder (its frozen copy would copy itself).
+
+    Raises:
+        SubmitError: ``store_root`` is ``folder`` or inside it.
+    """
+    if store_root.resolve().is_relative_to(Path(folder).resolve()):
+        raise SubmitError(
+            f"the results store {store_root} is inside the bot's folder {folder}: the frozen copy would "
+            "copy itself; run the command from outside the bot's folder, or give --db a path outside it")
+
+
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
            console: Console | None = None, limits: Limits | None = None) -> tuple[Bot, bool]:
     """Register the bot in ``folder`` (and enter it in ``tournament``).
@@ -28,10 +40,11 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     Raises:
         ManifestError: a bad manifest.
         SubmitError: the same name and version with other content, a failed
-            conformance check, or an unknown tournament.
+            conformance check, an unknown tournament, or ``store_root`` inside the bot's folder.
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
+    check_store_outside(manifest.folder, store_root)
     digest = content_hash(manifest.folder)
     t = None
     if tournament is not None:

@@ -104,3 +104,12 @@ def test_boards_zero_rejected(tmp_path, cmd):
     r = cli(*cmd, "--boards", 0, "--db", tmp_path / "a.duckdb") if cmd[0] == "tournament" else cli(*cmd, "--boards", 0)
     refused(r, code=2)
     assert not (tmp_path / "a.duckdb").exists()
+
+
+def test_submit_from_inside_the_bot_folder_is_refused(tmp_path):
+    """Issue 14 item 5: `arena bots submit .` from the bot's folder would copy the folder into itself."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "mine", "1.0.0")
+    before = sorted(p.relative_to(bot) for p in bot.rglob("*"))
+    r = cli("bots", "submit", bot, "--db", bot / "results" / "arena.duckdb")
+    refused(r, "is inside the bot's folder", "--db", code=1)
+    assert sorted(p.relative_to(bot) for p in bot.rglob("*")) == before  # nothing written into it
