@@ -259,7 +259,7 @@ class BotClient:
             deadline = time.monotonic() + self.startup_s
             while not os.path.lexists(sock):
                 if self.process.poll() is not None:
-                    raise BotStartError(f"{self.manifest.key} exited with status {self.process.returncode} at start-up: {self.log_tail()}")
+                    raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up: {self.log_tail()}")
                 if time.monotonic() > deadline:
                     raise BotStartError(f"{self.manifest.key} did not listen within {self.startup_s:.0f} s")
                 time.sleep(0.005)
@@ -378,6 +378,22 @@ class BotClient:
 
     def alive(self) -> bool:
         return self.process is None or self.process.poll() is None
+
+    def exit_description(self) -> str:
+        """How the bot's process ended, in words: "exited with status 3", "was killed by
+        signal 9 (SIGKILL)" (a sandboxed bot's signal comes back from bwrap as status 128 + N)."""
+        status = self.process.poll() if self.process is not None else None
+        if status is None:
+            return "is still running"
+        if status > 128 and self.limits.isolate:
+            status = 128 - status
+        if status < 0:
+            try:
+                name = f" ({signal.Signals(-status).name})"
+            except ValueError:
+                name = ""
+            return f"was killed by signal {-status}{name}"
+        return f"exited with status {status}"
 
     def log_tail(self, n: int = 300) -> str:
         """The last ``n`` characters of the bot's stdout/stderr, its readiness line left out."""

@@ -137,16 +137,17 @@ def _exited(client: BotClient, wait_s: float = 0.25) -> bool:
     return True
 
 
+def _crash_detail(client: BotClient, when: str = "") -> str:
+    tail = client.log_tail(300)
+    return f"the bot process {client.exit_description()}{when}" + (f"; its last output: {tail}" if tail else "")
+
+
 def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     code = err.code()
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return FaultKind.TIMEOUT, "no answer within the deadline"
     if not client.alive() or (code == grpc.StatusCode.UNAVAILABLE and _exited(client)):
-        status = client.process.returncode if client.process is not None else None
-        how = f"exited with status {status}" if status is not None and status >= 0 else (
-            f"was killed by signal {-status}" if status is not None else "exited")
-        tail = client.log_tail(300)
-        return FaultKind.CRASH, f"the bot process {how}" + (f"; its last output: {tail}" if tail else "")
+        return FaultKind.CRASH, _crash_detail(client)
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
@@ -257,6 +258,10 @@ class DuplicateMatch:
 
     def _ask(self, seat: _Seat, state: DealState, legal: list):
         """Ask a seat's bot; return (action or None, ms, fault kind or None, detail)."""
+        if seat.client is not None and not seat.client.alive():  # every death is a fault, not only one in a call
+            detail = _crash_detail(seat.client, " after its last answer")
+            seat.close()
+            return None, 0.0, FaultKind.CRASH, detail
         start_request = pb.StartMatchRequest(
             match_id=self.public_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
         client = seat.ensure(start_request)

@@ -9,6 +9,7 @@ Also seat and table isolation, and interrupts.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import threading
@@ -18,7 +19,7 @@ import pytest
 
 from arena.schedule import suit_permutation
 from referee.botproc import Limits
-from referee.match import MatchConfig, play_match
+from referee.match import DuplicateMatch, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, replay
 
@@ -206,6 +207,46 @@ def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, mon
     assert all("accepted no gRPC connection" in f.detail for f in faults)
     assert results[0].forfeit_b and not results[0].forfeit_a
     assert len(log.failed_starts(bad.key)) == 2
+    assert_no_leftovers(tmp_path)
+
+
+# ------------------------------------------------- a death between two decisions
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+@pytest.mark.guard(60)
+def test_a_bot_killed_between_two_decisions_is_a_crash_fault(tmp_path):
+    """Every bot death is a fault (issue 14 item 2): the bot process of seat 0 at table 1 is
+    killed by SIGKILL (as the OOM killer would) after board 0, while no call is in flight.
+    Its next decision is a crash fault naming the signal, its entrant forfeits board 1,
+    a new process plays board 2."""
+    a, b = entrant(tmp_path, "random", name="victim"), entrant(tmp_path, "random", name="other")
+    rs = RULESETS["classic"]
+    boards = [make_board(BOARD_SEED, k) for k in range(3)]
+    with DuplicateMatch("death", a, b, MatchConfig(ruleset=rs, seed=3, decision_ms=DECISION_MS),
+                        board_count=3) as match:
+        results = [match.play_board(boards[0])]
+        client = match.seats[(1, 0)].client
+        assert client is not None and client.alive()
+        bot = [p for init in _children(client.process.pid) for p in _children(init)]  # bwrap -> init -> bot
+        assert len(bot) == 1
+        os.kill(bot[0], signal.SIGKILL)
+        client.process.wait(timeout=5)
+        results += [match.play_board(boards[1]), match.play_board(boards[2])]
+    assert not results[0].faults and not results[2].faults
+    [fault] = results[1].faults
+    assert (fault.kind, fault.board, fault.table, fault.seat, fault.entrant) == (FaultKind.CRASH, 1, 1, 0, a.key)
+    assert fault.detail.startswith("the bot process was killed by signal 9 (SIGKILL) after its last answer")
+    assert [r.forfeit_a for r in results] == [False, True, False] and not any(r.forfeit_b for r in results)
+    assert_replays(results)
     assert_no_leftovers(tmp_path)
 
 
