@@ -18,7 +18,10 @@ What a bot process gets (:func:`bwrap_command`):
 * **a seccomp filter** (libseccomp through ``pyseccomp``) that refuses
   ``ptrace``, ``process_vm_*``, ``mount`` and the new mount API, ``setns``,
   ``unshare`` and namespace flags of ``clone``, ``bpf``, ``keyctl``,
-  ``perf_event_open``, ``userfaultfd`` and the like with EPERM;
+  ``perf_event_open``, ``userfaultfd``, ``io_uring`` and the like with EPERM;
+  file locks (``flock``, ``fcntl`` record locks, leases), ``inotify``,
+  ``fanotify`` and ``mincore`` (covert channels through the read-only files every
+  sandbox shares); and exotic socket families (``AF_VSOCK`` reaches the host);
 * **a minimal root**: ``/usr`` (and the ``/bin``, ``/lib*`` links), the few
   ``/etc`` files a dynamic linker needs, the interpreter and the SDK packages,
   all read-only; its own frozen code read-only at ``/arena/bot`` (the working
@@ -73,8 +76,17 @@ DENIED_SYSCALLS = (
     "fspick", "mount_setattr", "setns", "unshare", "bpf", "perf_event_open", "userfaultfd", "keyctl",
     "add_key", "request_key", "open_by_handle_at", "name_to_handle_at", "kexec_load", "kexec_file_load",
     "init_module", "finit_module", "delete_module", "swapon", "swapoff", "reboot", "acct", "quotactl",
-    "syslog", "iopl", "ioperm",
+    "syslog", "iopl", "ioperm", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # covert channels between sandboxes through the files they all see read-only (/usr, the
+    # interpreter): locks taken or probed on them, open events watched on them, their pages cached
+    "flock", "inotify_init", "inotify_init1", "fanotify_init", "mincore",
 )
+#: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
+#: F_OFD_SETLKW (record locks), F_SETLEASE, F_NOTIFY (directory notifications).
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
+#: Socket families refused: AF_KEY, AF_RDS, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_IEEE802154, AF_ALG,
+#: AF_VSOCK (it reaches the hypervisor, outside every namespace), AF_QIPCRTR, AF_XDP.
+DENIED_FAMILIES = (15, 21, 29, 30, 31, 36, 38, 40, 42, 44)
 _NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000, 0x00020000, 0x00000080)
 
 
@@ -157,6 +169,10 @@ def seccomp_program() -> bytes | None:
         f.add_rule(sc.ERRNO(38), "clone3")  # flags are behind a pointer: make libc use clone
         for flag in _NAMESPACE_FLAGS:
             f.add_rule(sc.ERRNO(1), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        for cmd in DENIED_FCNTL:
+            f.add_rule(sc.ERRNO(37), "fcntl", sc.Arg(1, sc.EQ, cmd))  # ENOLCK: "no locks available"
+        for family in DENIED_FAMILIES:
+            f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.EQ, family))  # EAFNOSUPPORT
         with tempfile.TemporaryFile() as out:
             f.export_bpf(out)
             out.seek(0)

@@ -69,6 +69,30 @@ def network(port):
     return go
 
 
+def lock_shared_file():
+    import fcntl
+    with open("/usr/bin/env", "rb") as f:  # read-only, and the same file in every sandbox
+        fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    return "SUCCEEDED: flock on a shared file"
+
+
+def record_lock_shared_file():
+    import fcntl
+    with open("/usr/bin/env", "rb") as f:
+        fcntl.lockf(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    return "SUCCEEDED: fcntl record lock on a shared file"
+
+
+def watch_shared_files():
+    fd = libc.inotify_init1(0)
+    return f"blocked: {errno_text()}" if fd < 0 else "SUCCEEDED: inotify"
+
+
+def vsock():
+    socket.socket(40, socket.SOCK_STREAM).close()  # AF_VSOCK: to the hypervisor
+    return "SUCCEEDED: an AF_VSOCK socket"
+
+
 def fork_bomb():
     kids = []
     for _ in range(200):
@@ -100,6 +124,10 @@ def main() -> None:
         "write_usr": attempt(write_outside("/usr/escaped")),
         "write_host_folder": attempt(write_outside(escape)),
         "network": attempt(network(port)),
+        "flock": attempt(lock_shared_file),
+        "record_lock": attempt(record_lock_shared_file),
+        "inotify": watch_shared_files(),
+        "vsock": attempt(vsock),
         "forks": fork_bomb(),
     }
     conn, _ = server.accept()  # the host reaches the socket through /proc/PID/root
