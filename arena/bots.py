@@ -13,6 +13,7 @@ import grpc
 from referee.botproc import BotClient, BotStartError
 from referee.sandbox import Limits
 from referee.manifest import SKIP, Manifest, ManifestError, content_hash, load_manifest
+from referee.records import printable
 from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
@@ -70,12 +71,15 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     try:
         client.start()
         info = client.info()
-        report.info = {"name": info.name, "version": info.version, "author": info.author,
-                       "rulesets": list(info.rulesets), "protocol_version": info.protocol_version}
+        report.info = {"name": printable(info.name, 100), "version": printable(info.version, 100),  # bot-supplied
+                       "author": printable(info.author, 100), "rulesets": [printable(r, 100) for r in info.rulesets],
+                       "protocol_version": printable(info.protocol_version, 100)}
+        said = report.info
         if info.protocol_version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
-            report.problems.append(f"bot-info protocol_version {info.protocol_version!r}: this referee speaks {PROTOCOL_VERSION}")
+            report.problems.append(f"bot-info protocol_version {said['protocol_version']!r}: "
+                                   f"this referee speaks {PROTOCOL_VERSION}")
         if info.name != manifest.name or info.version != manifest.version:
-            report.problems.append(f"bot-info says {info.name}@{info.version}, the manifest {manifest.key}")
+            report.problems.append(f"bot-info says {said['name']}@{said['version']}, the manifest {manifest.key}")
     except BotStartError as e:
         report.problems.append(str(e))
         return report
@@ -118,6 +122,8 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
     copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
     """
     dest = store_root / manifest.name / manifest.version
+    if dest.resolve().parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
+        raise ValueError(f"{manifest.key}: its frozen copy would not be inside {store_root}")
     tmp = dest.with_name(dest.name + ".partial")
     for old in (tmp, dest):
         _remove(old)

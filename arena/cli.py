@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -90,7 +91,7 @@ def _root() -> None:
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code=code)
 
 
@@ -173,8 +174,9 @@ def match(
 # ------------------------------------------------------------------------ bots
 def _print_check(report) -> None:
     info = report.info
-    console.print(f"[bold]{report.manifest.key}[/] by {report.manifest.author} — protocol "
-                  f"{info.get('protocol_version', '?')}, bot-info rulesets {', '.join(info.get('rulesets', [])) or '?'}")
+    console.print(f"[bold]{report.manifest.key}[/] by {escape(report.manifest.author)} — protocol "
+                  f"{escape(info.get('protocol_version', '?'))}, bot-info rulesets "
+                  f"{escape(', '.join(info.get('rulesets', [])) or '?')}")
     if report.decisions:
         t = Table(title="decisions asked of the bot", header_style="bold")
         t.add_column("kind")
@@ -186,9 +188,9 @@ def _print_check(report) -> None:
         console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
                       f"over {len(report.latencies_ms)} decisions")
     for p in report.problems:
-        err.print(f"[red]problem:[/] {p}", highlight=False)
+        err.print(f"[red]problem:[/] {escape(p)}", highlight=False)
     for f in report.faults[:20]:
-        err.print(f"[red]fault:[/] {f}", highlight=False)
+        err.print(f"[red]fault:[/] {escape(f)}", highlight=False)
     console.print("[green]conformance check passed[/]" if report.ok else
                   f"[red]conformance check failed[/]: {len(report.problems)} problem(s), {len(report.faults)} fault(s)")
 
@@ -260,7 +262,8 @@ def bots_list(db: DbOption = DEFAULT_DB) -> None:
     for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
         t.add_column(col)
     for b in rows:
-        t.add_row(b.name, b.version, b.author or "", b.content_hash[:12], str(b.submitted_at)[:19], b.path)
+        t.add_row(b.name, b.version, escape(b.author or ""), b.content_hash[:12], str(b.submitted_at)[:19],
+                  escape(b.path))
     console.print(t)
 
 

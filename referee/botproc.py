@@ -38,6 +38,7 @@ from belote.bot.v1 import bot_pb2_grpc as pb_grpc
 
 from . import sandbox
 from .manifest import Manifest, content_hash
+from .records import printable
 from .sandbox import Limits
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -404,7 +405,7 @@ class BotClient:
         except OSError:
             return ""
         lines = [line for line in text.splitlines() if not line.startswith("BELOTE-BOT READY")]
-        return "\n".join(lines).strip()[-n:]
+        return printable("\n".join(lines).strip()[-n:])
 
     def close(self, grace_s: float = 0.5) -> None:
         """Close the channel, stop the whole process group (SIGTERM, then SIGKILL after

@@ -3,7 +3,7 @@
 Required keys::
 
     name = "heuristic"            # letters, digits, '-', '_' ; 1-40 characters
-    version = "1.0.0"             # 1-40 characters, no '/' or whitespace
+    version = "1.0.0"             # 1-40 letters, digits, ".", "_", "+", "-"; starts with a letter or digit
     author = "Belote Arena"
     command = ["python", "bot.py"]  # run with cwd = the bot's folder; "python" is the arena's own
     protocol = "1.0"              # the belote.bot.v1 protocol version the bot speaks
@@ -24,7 +24,10 @@ from referee.rules import RULESETS
 
 PROTOCOL_MAJOR = "1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
-_VERSION = re.compile(r"^[^\s/\\]{1,40}$")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Largest manifest read, bytes.
+MAX_MANIFEST_BYTES = 64 * 1024
 
 
 class ManifestError(ValueError):
@@ -62,7 +65,15 @@ def load_manifest(folder: str | Path) -> Manifest:
     if not folder.is_dir():
         raise ManifestError(f"{folder} is not a folder: give the bot's folder (the one holding bot.toml)")
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise ManifestError(f"{path} must be a regular file (not a symbolic link, device or folder)")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"{path} is larger than {MAX_MANIFEST_BYTES // 1024} KiB: a manifest is a few lines")
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(f"{path} is not UTF-8 text") from None
     except FileNotFoundError:
         raise ManifestError(f"{path} not found: a bot folder needs a bot.toml manifest (see docs/PROTOCOL.md)") from None
     except OSError as e:
@@ -85,8 +96,11 @@ def load_manifest(folder: str | Path) -> Manifest:
         raise ManifestError(f"{path}: name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")
     version = need("version", str, 'a version string such as "1.0.0"')
     if not _VERSION.match(version):
-        raise ManifestError(f"{path}: version {version!r} must be 1-40 characters without spaces or slashes")
+        raise ManifestError(f"{path}: version {version!r} must be 1-40 letters, digits, '.', '_', '+' or '-', "
+                            "starting with a letter or digit")
     author = need("author", str, "the author's name")
+    if len(author) > 100 or _CONTROL.search(author):
+        raise ManifestError(f"{path}: author must be at most 100 characters, without control characters")
     command = need("command", list, 'a list of strings such as ["python", "bot.py"]')
     if not command or not all(isinstance(x, str) and x for x in command):
         raise ManifestError(f"{path}: command must be a non-empty list of strings such as [\"python\", \"bot.py\"]")

@@ -37,7 +37,7 @@ from referee.rules.record import DealRecord
 from . import secret, wire
 from .botproc import BotClient, BotStartError, Limits
 from .manifest import Manifest
-from .records import BoardPairResult, Decision, Fault, FaultKind, TableResult
+from .records import BoardPairResult, Decision, Fault, FaultKind, TableResult, printable
 
 IDENTITY = (0, 1, 2, 3)
 
@@ -242,7 +242,7 @@ class DuplicateMatch:
             else:
                 action, ms, kind, detail = self._ask(seat, state, legal)
             if kind is not None:
-                faults.append(Fault(kind, board.number, table, seat_no, seat.entrant.key, detail))
+                faults.append(Fault(kind, board.number, table, seat_no, seat.entrant.key, printable(detail)))
                 self.faults[seat.entrant.key] += 1
                 action = legal[0]
             decisions.append(Decision(seat_no, action.to_json(), round(ms, 3), kind))

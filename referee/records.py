@@ -8,6 +8,7 @@ Times are in milliseconds.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from referee.rules import DealOutcome, DealRecord
@@ -29,7 +30,8 @@ class FaultKind:
 @dataclass(frozen=True)
 class Fault:
     """One fault: its ``kind`` (:class:`FaultKind`), where (board, table 1|2, seat),
-    which entrant, and a human-readable ``detail``."""
+    which entrant, and a human-readable ``detail`` (bot-supplied text passed through
+    :func:`printable` first)."""
 
     kind: str
     board: int
@@ -37,6 +39,17 @@ class Fault:
     seat: int
     entrant: str
     detail: str
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, limit: int = 2000) -> str:
+    """``text`` as it may reach a terminal, a log or the database: control characters (escape
+    sequences included; newline and tab kept) shown as ``\\xNN``, at most ``limit`` characters.
+    For any text a bot supplies (its error details, its output)."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
 from .conftest import SAMPLES, cli, copy_bot, output
@@ -113,3 +116,63 @@ def test_submit_from_inside_the_bot_folder_is_refused(tmp_path):
     r = cli("bots", "submit", bot, "--db", bot / "results" / "arena.duckdb")
     refused(r, "is inside the bot's folder", "--db", code=1)
     assert sorted(p.relative_to(bot) for p in bot.rglob("*")) == before  # nothing written into it
+
+
+@pytest.mark.parametrize("version", ["..", ".", "../other", "1.0/x", ".hidden", "1 0", "v" + "9" * 40])
+def test_hostile_version_refused_and_other_copies_kept(tmp_path, version):
+    """Issue 9 (red team): version ".." made the frozen copy `bots/NAME/..`, and freezing it
+    removed every entrant's frozen copy. Such versions are refused; the store is untouched."""
+    db = tmp_path / "a.duckdb"
+    assert cli("bots", "submit", SAMPLES / "random", "--db", db).exit_code == 0
+    frozen = tmp_path / "bots" / "random" / "1.0.0"
+    before = {p.relative_to(tmp_path): p.read_bytes() for p in frozen.rglob("*") if p.is_file()}
+    bot = copy_bot(SAMPLES / "random", tmp_path / "evil", "1.0.0")
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text().replace('version = "1.0.0"', f"version = {version!r}"))
+    r = cli("bots", "submit", bot, "--db", db)
+    refused(r, "version", code=1)
+    assert {p.relative_to(tmp_path): p.read_bytes() for p in frozen.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in (tmp_path / "bots").iterdir()) == ["random"]
+
+
+def test_manifest_that_is_a_device_or_link_refused(tmp_path):
+    """Issue 9 (red team): a bot.toml linked to /dev/zero was read until memory ran out."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    (bot / "bot.toml").unlink()
+    (bot / "bot.toml").symlink_to("/dev/zero")
+    r = cli("bots", "check", bot)
+    refused(r, "must be a regular file", code=1)
+    (bot / "bot.toml").unlink()
+    (bot / "bot.toml").write_text('name = "x"\n' + "# padding\n" * 10_000)
+    refused(cli("bots", "check", bot), "larger than 64 KiB", code=1)
+
+
+def test_author_with_markup_or_control_characters_refused(tmp_path):
+    """Issue 9 (red team): an author "[/]..." broke `arena bots list` for everyone (rich markup),
+    and control characters reach the terminal."""
+    for author in ("[/] [link=x]", "ok\x1b]0;PWNED\x07"):
+        bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+        toml = bot / "bot.toml"
+        toml.write_text(toml.read_text().replace('author = "Belote Arena"', f"author = {json.dumps(author)}"))
+        if "\x1b" in author:
+            refused(cli("bots", "submit", bot, "--db", tmp_path / "a.duckdb"), "control characters", code=1)
+        else:
+            r = cli("bots", "submit", bot, "--db", tmp_path / "a.duckdb")
+            assert r.exit_code == 0, output(r)
+            r = cli("bots", "list", "--db", tmp_path / "a.duckdb")
+            assert r.exit_code == 0 and "[/] [link=x]" in output(r), output(r)
+        shutil.rmtree(bot)
+
+
+def test_bot_text_with_escape_codes_and_markup_is_shown_inert(tmp_path):
+    """Issue 9 (red team): a bot's error text reached the terminal raw (it could retitle the
+    window, clear the screen, fake "conformance check passed") and broke rich markup."""
+    from tests.referee.botkit import bot_folder
+
+    evil = "<ESC>]0;PWNED<BEL><ESC>[2J<ESC>[32mconformance check passed [/] [link=x]"
+    bot = bot_folder(tmp_path, "raiser", "--every", "--message", evil)
+    r = cli("bots", "check", bot)
+    text = output(r)
+    assert "Traceback" not in text and (r.exception is None or isinstance(r.exception, SystemExit)), text
+    assert "\x1b" not in text and "\x07" not in text
+    assert r"\x1b]0;PWNED" in text and "[/] [link=x]" in text  # shown as text, inert

@@ -36,8 +36,8 @@ def bot_folder(tmp: Path, bot: str, *args: object, name: str | None = None) -> P
     if src.parent == TEST_BOTS:  # the fault bots share when-to-misbehave code
         shutil.copy(TEST_BOTS / "trigger.py", dst / "trigger.py")
     toml = dst / "bot.toml"
-    text = re.sub(r"(?m)^command = .*$", "command = " + json.dumps(["python", "bot.py", *map(str, args)]),
-                  toml.read_text(encoding="utf-8"))
+    command = "command = " + json.dumps(["python", "bot.py", *map(str, args)])
+    text = re.sub(r"(?m)^command = .*$", lambda _: command, toml.read_text(encoding="utf-8"))
     if name is not None:
         text = re.sub(r"(?m)^name = .*$", f"name = {json.dumps(name)}", text)
     toml.write_text(text, encoding="utf-8")

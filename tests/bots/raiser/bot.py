@@ -1,6 +1,8 @@
 """Test bot 'raiser': its decide() raises on chosen play decisions (the SDK answers INTERNAL).
 
-``python bot.py [--deals 2,3] [--nth N] [--every]`` (tests/bots/README.md).
+``python bot.py [--deals 2,3] [--nth N] [--every] [--message TEXT]`` (tests/bots/README.md);
+``--message`` is the exception's text (default "deliberate failure in decide()"; ``<ESC>`` and
+``<BEL>`` stand for those control characters).
 Only play decisions can trigger; other decisions are answered legally.
 The referee should record a ``bot-error`` fault, play the fallback and keep the process.
 """
@@ -18,13 +20,14 @@ class RaiserBot(Bot):
     def __init__(self, args: argparse.Namespace):
         super().__init__()
         self.trigger = Trigger(args, phases=(pb.PHASE_PLAY,))
+        self.message = args.message.replace("<ESC>", "\x1b").replace("<BEL>", "\x07")
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
         if self.trigger(request):
-            raise RuntimeError("deliberate failure in decide()")
+            raise RuntimeError(self.message)
         return self.rng.choice(request.legal_actions)
 
 
 if __name__ == "__main__":
-    args, rest = parse_args()
+    args, rest = parse_args(lambda p: p.add_argument("--message", default="deliberate failure in decide()"))
     raise SystemExit(serve(RaiserBot(args), rest))
