@@ -148,7 +148,7 @@ def match(
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
     cpu_s: CpuOption = 0,
-    memory_mib: MemoryOption = 4096,
+    memory_mib: MemoryOption = 1024,
     isolate: IsolateOption = True,
 ) -> None:
     """Play one duplicate match between two bots and print the result per board (nothing is stored).
@@ -209,7 +209,7 @@ def bots_check(
     from .bots import check_bot
 
     try:
-        limits = _limits(0, 4096, isolate, [load_manifest(folder)])
+        limits = _limits(0, 1024, isolate, [load_manifest(folder)])
         report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
                            decision_ms=decision_ms, limits=limits)
     except ManifestError as e:
@@ -234,7 +234,7 @@ def bots_submit(
 
     try:
         check_store_outside(folder, db.parent / "bots")
-        limits = _limits(0, 4096, isolate, [load_manifest(folder)])
+        limits = _limits(0, 1024, isolate, [load_manifest(folder)])
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
     store = open_store(db)
@@ -282,7 +282,7 @@ def tournament_run(
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
     cpu_s: CpuOption = 0,
-    memory_mib: MemoryOption = 4096,
+    memory_mib: MemoryOption = 1024,
     isolate: IsolateOption = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:

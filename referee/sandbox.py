@@ -113,7 +113,7 @@ class Limits:
     """
 
     cpu_s: int = 0
-    memory_mib: int = 4096
+    memory_mib: int = 1024
     nproc: int = 64
     fsize_mib: int = 64
     disk_mib: int = 64
