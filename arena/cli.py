@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from referee.manifest import ManifestError
+from referee.sandbox import report as sandbox_report
 from referee.rules import RULESETS, RecordError, get_ruleset, load_record, replay as replay_record
 
 from .render import render_deal
@@ -210,6 +211,7 @@ def bots_check(
 
     try:
         limits = _limits(0, 1024, isolate, [load_manifest(folder)])
+        console.print(sandbox_report(limits), style="dim", highlight=False)
         report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
                            decision_ms=decision_ms, limits=limits)
     except ManifestError as e:
@@ -237,6 +239,7 @@ def bots_submit(
         limits = _limits(0, 1024, isolate, [load_manifest(folder)])
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
+    console.print(sandbox_report(limits), style="dim", highlight=False)
     store = open_store(db)
     try:
         bot, fresh = submit(store, folder, store_root=db.parent / "bots", tournament=tournament, console=console,
@@ -295,7 +298,6 @@ def tournament_run(
     from .store import StoreError
     from .submit import SubmitError, submit
 
-    from referee.botproc import sandbox_report
     from referee.manifest import load_manifest
 
     store = open_store(db)

@@ -6,6 +6,7 @@ import statistics
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -118,3 +119,10 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
         times.add_row(key, str(len(ms)), f"{statistics.median(ms):.2f}" if ms else "-",
                       f"{percentile(ms, 0.99):.2f}" if ms else "-", str(nf))
     console.print(times)
+    faults = [f for r in results for f in r.faults]
+    for f in faults[:10]:  # why, in the bot's own words (made inert: referee.records.printable, escape)
+        who = "A" if f.entrant == a else "B"
+        console.print(f"fault ({who}) board {f.board} table {f.table} seat {f.seat}: {f.kind}: {escape(f.detail)}",
+                      highlight=False)
+    if len(faults) > 10:
+        console.print(f"… and {len(faults) - 10} more faults", highlight=False)

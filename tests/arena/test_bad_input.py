@@ -176,3 +176,8 @@ def test_bot_text_with_escape_codes_and_markup_is_shown_inert(tmp_path):
     assert "Traceback" not in text and (r.exception is None or isinstance(r.exception, SystemExit)), text
     assert "\x1b" not in text and "\x07" not in text
     assert r"\x1b]0;PWNED" in text and "[/] [link=x]" in text  # shown as text, inert
+    r = cli("match", "--bot", bot, "--bot", SAMPLES / "random", "--boards", "1")  # why it faulted, inert too
+    text = output(r)
+    assert r.exit_code == 0 and "\x1b" not in text, text
+    assert "fault (A) board 0 table 1" in text and r"bot-error: the bot answered with an error:" in text
+    assert r"\x1b]0;PWNED\x07" in text
