@@ -40,7 +40,7 @@ from .test_match import assert_no_leftovers, assert_replays, play
 
 DECISION_MS = 5000  # attack bots do a lot per decision; the referee waits for them, they never time out
 PARTNER_CHANNELS = ("dev-shm-file", "tmp-file", "home-file", "unix-socket", "abstract-socket", "sysv-shm",
-                    "sysv-msg", "posix-mq", "grpc-socket")
+                    "sysv-msg", "posix-mq", "grpc-socket", "flock", "posix-lock", "ofd-lock", "inotify")
 
 
 def faults_of(results) -> list:
@@ -113,8 +113,10 @@ def _process_tables(reports, held) -> dict[str, set[int]]:
 def test_partners_cannot_exchange_hands(partner_match):
     """Partner channels (issue 9): the two processes of one entrant at a table try to swap hands over
     files in /dev/shm, /tmp and their folders, Unix and abstract sockets, System V shared memory and
-    message queues, POSIX queues, signals and the partner's gRPC socket, at every decision: nothing
-    of another process arrives, the match is played without a fault, and nothing outlives it."""
+    message queues, POSIX queues, signals, the partner's gRPC socket, and the read-only files every
+    sandbox shares (flock, POSIX and OFD byte-range locks taken and probed on them, inotify watching
+    open events on them), at every decision: nothing of another process arrives, the match is played
+    without a fault, and nothing outlives it."""
     tag, reports, results, before, after, left = partner_match
     print_results(reports)
     held = _process_tables(reports, held_cards(results))
@@ -154,7 +156,8 @@ def test_table_two_cannot_learn_table_one(partner_match):
 def test_partner_channels_work_without_the_sandbox(tmp_path):
     """Control for the partner attack (issue 9): with the sandbox off (--no-isolate) the same bot
     does get its partner's real hand over shared files, System V IPC, POSIX queues, abstract
-    sockets and the gRPC socket, so the sandboxed test's silence is the sandbox's doing."""
+    sockets, the gRPC socket, locks on the interpreter's files and inotify on them, so the
+    sandboxed test's silence is the sandbox's doing."""
     tag, out, results, before = _partner_match(tmp_path, isolate=False)
     try:
         reports = read_reports(out)
@@ -171,8 +174,7 @@ def test_partner_channels_work_without_the_sandbox(tmp_path):
                     got[r["attack"]] += 1
         print_results(reports)
         print("delivered hands per channel:", got)
-        for channel in ("dev-shm-file", "tmp-file", "home-file", "unix-socket", "abstract-socket", "sysv-shm",
-                        "sysv-msg", "posix-mq", "grpc-socket"):
+        for channel in PARTNER_CHANNELS:
             assert got.get(f"partner:{channel}", 0) > 0, (channel, got)
     finally:
         _remove_partner_objects(tag, ("colluder-a", "colluder-b"))
