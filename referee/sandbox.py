@@ -20,8 +20,10 @@ What a bot process gets (:func:`bwrap_command`):
   ``unshare`` and namespace flags of ``clone``, ``bpf``, ``keyctl``,
   ``perf_event_open``, ``userfaultfd``, ``io_uring`` and the like with EPERM;
   file locks (``flock``, ``fcntl`` record locks, leases), ``inotify``,
-  ``fanotify`` and ``mincore`` (covert channels through the read-only files every
-  sandbox shares); and exotic socket families (``AF_VSOCK`` reaches the host);
+  ``fanotify``, process-shared futexes, and page-cache probes and evictions
+  (``mincore``, ``cachestat``, ``fadvise``, ``preadv2(RWF_NOWAIT)``, ``MADV_PAGEOUT``):
+  covert channels through the read-only files every sandbox shares; and exotic
+  socket families (``AF_VSOCK`` reaches the host);
 * **a minimal root**: ``/usr`` (and the ``/bin``, ``/lib*`` links), the few
   ``/etc`` files a dynamic linker needs, the interpreter and the SDK packages,
   all read-only; its own frozen code read-only at ``/arena/bot`` (the working
@@ -79,8 +81,17 @@ DENIED_SYSCALLS = (
     "syslog", "iopl", "ioperm", "io_uring_setup", "io_uring_enter", "io_uring_register",
     # covert channels between sandboxes through the files they all see read-only (/usr, the
     # interpreter): locks taken or probed on them, open events watched on them, their pages cached
-    "flock", "inotify_init", "inotify_init1", "fanotify_init", "mincore",
+    "flock", "inotify_init", "inotify_init1", "fanotify_init", "mincore", "cachestat", "fadvise64",
+    # futexes that take their flags elsewhere (see SHARED_FUTEX below)
+    "futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
 )
+#: A futex without FUTEX_PRIVATE_FLAG (128) is keyed by the file page it lies on: two sandboxes
+#: mapping the same read-only file wait and wake each other through it. Refused: a bot's threads
+#: use private futexes; only process-shared locks and semaphores (multiprocessing's) need these.
+FUTEX_PRIVATE_FLAG = 128
+#: madvise advice that evicts file pages from the shared page cache: MADV_COLD, MADV_PAGEOUT.
+DENIED_MADVISE = (20, 21)
+RWF_NOWAIT = 8  # preadv2: reads only what is cached, so it probes the shared page cache
 #: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
 #: F_OFD_SETLKW (record locks), F_SETLEASE, F_NOTIFY (directory notifications).
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
@@ -171,6 +182,10 @@ def seccomp_program() -> bytes | None:
             f.add_rule(sc.ERRNO(1), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         for cmd in DENIED_FCNTL:
             f.add_rule(sc.ERRNO(37), "fcntl", sc.Arg(1, sc.EQ, cmd))  # ENOLCK: "no locks available"
+        f.add_rule(sc.ERRNO(1), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
+        for advice in DENIED_MADVISE:
+            f.add_rule(sc.ERRNO(1), "madvise", sc.Arg(2, sc.EQ, advice))
+        f.add_rule(sc.ERRNO(95), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))  # EOPNOTSUPP
         for family in DENIED_FAMILIES:
             f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.EQ, family))  # EAFNOSUPPORT
         with tempfile.TemporaryFile() as out:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from referee.botproc import BotClient, BotStartError, sandbox_report
 from referee.manifest import content_hash, load_manifest
 from referee.sandbox import Limits
 
-from .botkit import bot_folder, entrant
+from .botkit import REPO, bot_folder, entrant
 from .test_match import assert_no_leftovers, play
 
 
@@ -196,6 +197,46 @@ def test_memory_of_the_whole_bot_is_bounded(tmp_path):
         assert statuses == [-9, -9, -9, 0], p.stderr  # the kernel's OOM killer, inside the bot's cgroup
     else:
         assert statuses == [0, 0, 0, 0]
+
+
+def _sandboxed(code, args: list[str]) -> subprocess.Popen:
+    """``python3 ARGS`` run in a bot's sandbox over the folder ``code`` (as a bot would be)."""
+    claim = sandbox.UidClaim() if sandbox.is_root() else None
+    info_r, info_w = os.pipe()
+    sec = sandbox.seccomp_fd(sandbox.seccomp_program())
+    cmd = sandbox.bwrap_command(sandbox.support().bwrap, code, ["/usr/bin/python3", *args], {"PATH": "/usr/bin"},
+                                Limits(), uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec)
+    cmd, args_fd = sandbox.options_fd(cmd)
+    p = subprocess.Popen(sandbox.launcher([]) + cmd, pass_fds=[info_w, sec, args_fd], stdout=subprocess.PIPE,
+                         text=True)
+    for fd in (info_w, sec, args_fd):
+        os.close(fd)
+    p.claim, p.info_r = claim, info_r  # released by the caller (bwrap writes to info_r's pipe)
+    return p
+
+
+@pytest.mark.guard(60)
+def test_no_futex_channel_between_sandboxes(tmp_path):
+    """A covert channel (issue 9, second red-team round): a futex on a page of a file that every
+    sandbox maps read-only is one futex for all of them; one process waits, another wakes it.
+    Without the sandbox the wake arrives (the control); between two sandboxes it does not."""
+    code = tmp_path / "code"
+    code.mkdir(mode=0o755)
+    shutil.copy(REPO / "tests" / "data" / "sandbox" / "futex.py", code / "futex.py")
+    plain = [subprocess.Popen(["/usr/bin/python3", code / "futex.py", role], stdout=subprocess.PIPE, text=True)
+             for role in ("wait", "wake")]
+    assert [p.communicate(timeout=10)[0].strip() for p in plain] == ["woken", "1"]
+    boxed = [_sandboxed(code, ["futex.py", role]) for role in ("wait", "wake")]
+    try:
+        out = [p.communicate(timeout=10)[0].strip() for p in boxed]
+    finally:
+        for p in boxed:
+            p.kill()
+            p.wait()
+            os.close(p.info_r)
+            if p.claim:
+                p.claim.release()
+    assert out[0].startswith("blocked") and (out[1] == "0" or out[1].startswith("blocked")), out
 
 
 def test_memory_limit_stops_a_hungry_bot_unisolated():

@@ -88,6 +88,24 @@ def watch_shared_files():
     return f"blocked: {errno_text()}" if fd < 0 else "SUCCEEDED: inotify"
 
 
+def probe_page_cache():
+    fd = os.open("/usr/bin/env", os.O_RDONLY)
+    try:
+        os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)  # answers only from the shared page cache
+    finally:
+        os.close(fd)
+    return "SUCCEEDED: preadv2(RWF_NOWAIT) on a shared file"
+
+
+def evict_page_cache():
+    fd = os.open("/usr/bin/env", os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return "SUCCEEDED: evicted a shared file's pages"
+
+
 def vsock():
     socket.socket(40, socket.SOCK_STREAM).close()  # AF_VSOCK: to the hypervisor
     return "SUCCEEDED: an AF_VSOCK socket"
@@ -128,6 +146,8 @@ def main() -> None:
         "record_lock": attempt(record_lock_shared_file),
         "inotify": watch_shared_files(),
         "vsock": attempt(vsock),
+        "page_cache_probe": attempt(probe_page_cache),
+        "page_cache_evict": attempt(evict_page_cache),
         "forks": fork_bomb(),
     }
     conn, _ = server.accept()  # the host reaches the socket through /proc/PID/root
