@@ -11,44 +11,24 @@ tests/referee/test_attacks.py.
 from __future__ import annotations
 
 import dataclasses
-import faulthandler
 import hashlib
-import signal
-import sys
 import sysconfig
 import time
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from arena import entrants
 from arena.store import Store, entrant_key, match_id
 from referee.manifest import content_hash
+from tests.referee import conftest as referee_conftest
 from tests.referee.attackkit import (
     assert_all_blocked, attack_folder, out_folder, read_reports, results_by_attack, tree_hashes,
 )
 
 from .conftest import REPO, SAMPLES, cli, copy_bot, output
 
-GUARD_S = 90
-
-
-@pytest.fixture(autouse=True)
-def _guard():
-    """Every test here is bounded: SIGALRM at GUARD_S seconds, stacks dumped 30 s later."""
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"ran past its {GUARD_S} s guard")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, GUARD_S)
-    faulthandler.dump_traceback_later(GUARD_S + 30, exit=True, file=sys.stderr)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        faulthandler.cancel_dump_traceback_later()
+_time_guard = referee_conftest._time_guard  # every test here is bounded (90 s), as the referee tests are
 
 
 def report_into(monkeypatch, out: Path) -> None:
