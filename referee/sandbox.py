@@ -84,6 +84,8 @@ DENIED_SYSCALLS = (
     "flock", "inotify_init", "inotify_init1", "fanotify_init", "mincore", "cachestat", "fadvise64",
     # futexes that take their flags elsewhere (see SHARED_FUTEX below)
     "futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
+    # Linux AIO can ask for a no-wait read too (a page-cache probe, like preadv2's RWF_NOWAIT)
+    "io_setup", "io_submit",
 )
 #: A futex without FUTEX_PRIVATE_FLAG (128) is keyed by the file page it lies on: two sandboxes
 #: mapping the same read-only file wait and wake each other through it. Refused: a bot's threads
@@ -92,6 +94,7 @@ FUTEX_PRIVATE_FLAG = 128
 #: madvise advice that evicts file pages from the shared page cache: MADV_COLD, MADV_PAGEOUT.
 DENIED_MADVISE = (20, 21)
 RWF_NOWAIT = 8  # preadv2: reads only what is cached, so it probes the shared page cache
+_INT = 0xFFFF_FFFF  # the bits of an int argument the kernel reads
 #: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
 #: F_OFD_SETLKW (record locks), F_SETLEASE, F_NOTIFY (directory notifications).
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
@@ -180,14 +183,16 @@ def seccomp_program() -> bytes | None:
         f.add_rule(sc.ERRNO(38), "clone3")  # flags are behind a pointer: make libc use clone
         for flag in _NAMESPACE_FLAGS:
             f.add_rule(sc.ERRNO(1), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        # int arguments: the kernel reads their low 32 bits only, so compare those (an EQ on all 64
+        # bits let (1 << 32) | F_SETLK through: found by the second red-team round)
         for cmd in DENIED_FCNTL:
-            f.add_rule(sc.ERRNO(37), "fcntl", sc.Arg(1, sc.EQ, cmd))  # ENOLCK: "no locks available"
+            f.add_rule(sc.ERRNO(37), "fcntl", sc.Arg(1, sc.MASKED_EQ, _INT, cmd))  # ENOLCK: "no locks available"
         f.add_rule(sc.ERRNO(1), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
         for advice in DENIED_MADVISE:
-            f.add_rule(sc.ERRNO(1), "madvise", sc.Arg(2, sc.EQ, advice))
+            f.add_rule(sc.ERRNO(1), "madvise", sc.Arg(2, sc.MASKED_EQ, _INT, advice))
         f.add_rule(sc.ERRNO(95), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))  # EOPNOTSUPP
         for family in DENIED_FAMILIES:
-            f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.EQ, family))  # EAFNOSUPPORT
+            f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))  # EAFNOSUPPORT
         with tempfile.TemporaryFile() as out:
             f.export_bpf(out)
             out.seek(0)

@@ -216,19 +216,23 @@ def _sandboxed(code, args: list[str]) -> subprocess.Popen:
 
 
 @pytest.mark.guard(60)
-def test_no_futex_channel_between_sandboxes(tmp_path):
-    """A covert channel (issue 9, second red-team round): a futex on a page of a file that every
-    sandbox maps read-only is one futex for all of them; one process waits, another wakes it.
-    Without the sandbox the wake arrives (the control); between two sandboxes it does not."""
+@pytest.mark.parametrize("kind", ["futex", "lock", "page"])
+def test_no_covert_channel_through_shared_files(tmp_path, kind):
+    """Covert channels through the files every sandbox shares read-only (issue 9, second
+    red-team round; tests/data/sandbox/channel.py): a futex on a page of a shared file, a
+    record lock taken with the command's high bits set (they slipped past a 64-bit compare),
+    the page cache probed with preadv2(RWF_NOWAIT). Between plain processes each delivers
+    its bit (the control); between two sandboxes none does."""
     code = tmp_path / "code"
     code.mkdir(mode=0o755)
-    shutil.copy(REPO / "tests" / "data" / "sandbox" / "futex.py", code / "futex.py")
-    plain = [subprocess.Popen(["/usr/bin/python3", code / "futex.py", role], stdout=subprocess.PIPE, text=True)
-             for role in ("wait", "wake")]
-    assert [p.communicate(timeout=10)[0].strip() for p in plain] == ["woken", "1"]
-    boxed = [_sandboxed(code, ["futex.py", role]) for role in ("wait", "wake")]
+    shutil.copy(REPO / "tests" / "data" / "sandbox" / "channel.py", code / "channel.py")
+    plain = [subprocess.Popen(["/usr/bin/python3", code / "channel.py", kind, role], stdout=subprocess.PIPE,
+                              text=True) for role in ("send", "receive")]
+    assert plain[1].communicate(timeout=10)[0].strip() == "1"
+    plain[0].communicate(timeout=10)
+    boxed = [_sandboxed(code, ["channel.py", kind, role]) for role in ("send", "receive")]
     try:
-        out = [p.communicate(timeout=10)[0].strip() for p in boxed]
+        got = boxed[1].communicate(timeout=10)[0].strip()
     finally:
         for p in boxed:
             p.kill()
@@ -236,7 +240,7 @@ def test_no_futex_channel_between_sandboxes(tmp_path):
             os.close(p.info_r)
             if p.claim:
                 p.claim.release()
-    assert out[0].startswith("blocked") and (out[1] == "0" or out[1].startswith("blocked")), out
+    assert got == "0" or got.startswith("blocked"), got
 
 
 def test_memory_limit_stops_a_hungry_bot_unisolated():
