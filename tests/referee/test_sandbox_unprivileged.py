@@ -67,7 +67,7 @@ def test_sandbox_holds_for_an_unprivileged_arena():
         assert r["visible_pids"] <= 3  # its own PID namespace: bwrap's init and itself
         for attack in ("remount", "new_user_namespace", "join_namespace", "ptrace", "write_memory", "write_usr",
                        "write_host_folder", "network", "flock", "record_lock", "inotify", "vsock",
-                       "page_cache_probe", "page_cache_evict"):
+                       "page_cache_probe", "page_cache_evict", "vsock_high_bits"):
             assert r[attack].startswith("blocked"), (attack, r[attack])
         assert 0 < r["forks"] <= 32  # the process limit of the bot (nproc=32), counted in its user namespace
         assert r["host_said"] == "hello from the host"  # the referee reaches the socket from outside

@@ -88,6 +88,15 @@ def watch_shared_files():
     return f"blocked: {errno_text()}" if fd < 0 else "SUCCEEDED: inotify"
 
 
+def vsock_high_bits():
+    libc.syscall.restype = ctypes.c_long
+    fd = libc.syscall(41, ctypes.c_long((1 << 32) | 40), 1, 0)  # socket(AF_VSOCK) with high bits set
+    if fd < 0:
+        return f"blocked: {errno_text()}"
+    os.close(fd)
+    return "SUCCEEDED: an AF_VSOCK socket (high bits)"
+
+
 def probe_page_cache():
     fd = os.open("/usr/bin/env", os.O_RDONLY)
     try:
@@ -146,6 +155,7 @@ def main() -> None:
         "record_lock": attempt(record_lock_shared_file),
         "inotify": watch_shared_files(),
         "vsock": attempt(vsock),
+        "vsock_high_bits": vsock_high_bits(),
         "page_cache_probe": attempt(probe_page_cache),
         "page_cache_evict": attempt(evict_page_cache),
         "forks": fork_bomb(),
