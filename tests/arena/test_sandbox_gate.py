@@ -16,8 +16,11 @@ MISSING = "bubblewrap (bwrap) not found: reinstall with `make setup`"
 
 @pytest.fixture
 def no_sandbox(monkeypatch):
-    """This machine as one without bubblewrap."""
-    monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(None, False, "-", False, (), MISSING))
+    """This machine as one without bubblewrap: the probe itself finds no bwrap."""
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    sandbox.support.cache_clear()
+    yield
+    sandbox.support.cache_clear()
 
 
 def test_untrusted_bot_refused_without_the_sandbox(tmp_path, no_sandbox):
@@ -39,7 +42,7 @@ def test_sample_bots_run_unsandboxed_with_a_warning(tmp_path, no_sandbox):
     text = output(r)
     assert r.exit_code == 0, text
     assert "the sample bots run without it" in text and MISSING in text
-    assert "bot sandbox: OFF (--no-isolate)" in text  # the line saying what is enforced tells the truth
+    assert "bot sandbox: OFF: bots run as this user, unisolated" in text  # the line tells the truth
 
 
 def test_no_isolate_runs_a_trusted_bot_and_says_so(tmp_path, no_sandbox):
@@ -48,5 +51,5 @@ def test_no_isolate_runs_a_trusted_bot_and_says_so(tmp_path, no_sandbox):
     r = cli("match", "--bot", mine, "--bot", SAMPLES / "random", "--boards", "1", "--no-isolate")
     text = output(r)
     assert r.exit_code == 0, text
-    assert "bots run WITHOUT the sandbox" in text and "bot sandbox: OFF (--no-isolate)" in text
+    assert "bots run WITHOUT the sandbox" in text and "bot sandbox: OFF: bots run as this user" in text
     assert "random@2.0.0: " in text and "boards won" in text  # the match was played

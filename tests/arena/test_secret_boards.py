@@ -153,6 +153,8 @@ def test_once_complete_the_seed_is_shown_verifies_and_redeals_every_board(create
         assert r.exit_code == 1 and "secret seed is revealed" in text and "Traceback" not in text, text
     with Store.open(db) as s:
         assert s.get_tournament("sec").entrants == ("random@1.0.0", "greedy@1.0.0")
+        assert s.get_bot("random", "2.0.0") is None  # refused before it was checked, frozen or registered
+    assert not (tmp_path / "bots" / "random" / "2.0.0").exists()
 
 
 def test_a_given_seed_is_kept_and_said_not_secret(tmp_path):

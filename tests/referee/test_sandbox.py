@@ -97,8 +97,10 @@ def test_sandbox_report_says_what_is_enforced():
     cg = sandbox.support().cgroups
     assert ("for the whole bot (cgroups)" in text) == bool(cg)
     assert ("memory ≤ 512 MiB" in text) == ("memory" in cg) and ("CPU ≤ 1 core(s)" in text) == ("cpu" in cg)
-    off = sandbox_report(Limits(isolate=False))
-    assert off.startswith("bot sandbox: OFF (--no-isolate)")
+    off = sandbox_report(Limits(isolate=False, nproc=32, disk_mib=16))
+    assert off.startswith("bot sandbox: OFF: bots run as this user, unisolated, with limits only")
+    assert "address space/process ≤ 1024 MiB" in off and "file size ≤ 64 MiB" in off
+    assert "processes" not in off and "private disk" not in off  # not applied without the sandbox
 
 
 def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
