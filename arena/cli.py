@@ -675,10 +675,14 @@ def export(
     other pairs of a running tournament may have yet to play, so publish an export of
     a tournament only once it is complete.
     """
+    from .store import StoreError
+
     store = open_store(db, must_exist=True)
     try:
         files = store.export(out, fmt.value)
         hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]
+    except StoreError as e:  # e.g. --out names a file, or a folder that cannot be made
+        raise fail(str(e)) from None
     finally:
         store.close()
     for f in files:

@@ -181,3 +181,15 @@ def test_bot_text_with_escape_codes_and_markup_is_shown_inert(tmp_path):
     assert r.exit_code == 0 and "\x1b" not in text, text
     assert "fault (A) board 0 table 1" in text and r"bot-error: the bot answered with an error:" in text
     assert r"\x1b]0;PWNED\x07" in text
+
+
+def test_export_to_a_file_or_an_impossible_folder_is_refused(tmp_path):
+    """Issue 14 item 6: `arena export --out EXISTING_FILE` printed a traceback."""
+    db = tmp_path / "a.duckdb"
+    assert cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
+               "--boards", "1", "--seed", "3", "--db", db).exit_code == 0
+    (tmp_path / "file").write_text("x")
+    refused(cli("export", "--format", "jsonl", "--out", tmp_path / "file", "--db", db),
+            "cannot create the export directory", "File exists", code=1)
+    refused(cli("export", "--format", "jsonl", "--out", tmp_path / "file" / "sub", "--db", db),
+            "cannot create the export directory", code=1)
