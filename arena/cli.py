@@ -36,6 +36,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True)
@@ -85,8 +86,19 @@ def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None =
         raise fail(str(e)) from None
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        console.print(f"arena (belote-arena) {version('belote-arena')}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> None:
     """Belote Arena."""
 
 
@@ -143,7 +155,7 @@ def match(
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
-        "[default: 256 random bits, secret until the match ends]", show_default=False)] = None,
+        "(default: 256 random bits, secret until the match ends)", show_default=False)] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
@@ -165,6 +177,8 @@ def match(
         raise fail(f"give exactly two --bot options (got {len(bots)})")
     try:
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
+        for m in manifests:  # as bots submit and tournament run do
+            m.check_plays(ruleset.value)
         limits = _limits(cpu_s, memory_mib, isolate, manifests)
         run_match(bots, boards=boards, seed=seed, ruleset=RULESETS[ruleset.value], decision_ms=decision_ms,
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
@@ -275,11 +289,11 @@ def bots_list(db: DbOption = DEFAULT_DB) -> None:
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
     bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
-    boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair [new tournament: 50]")] = None,
-    ruleset: Annotated[RulesetName | None, typer.Option(help="rule system [new tournament: classic]")] = None,
+    boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
-        "[new tournament: 256 random bits, secret until it is complete]")] = None,
+        "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
         min=1, max=64, help="matches played at once (with fewer matches than workers, runs of a match's boards)")] = 1,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
@@ -326,8 +340,7 @@ def tournament_run(
                            f"({', '.join(new)}) could know every board. Enter it in a new tournament")
             rs = existing.resolved_ruleset()
         for m in manifests:
-            if rs.name not in m.rulesets:
-                raise fail(f"{m.key} does not play {rs.name} (its bot.toml lists {', '.join(m.rulesets)})")
+            m.check_plays(rs.name)
         known = tour.entrants_of(store, name) if existing is not None else []
         limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known])
         for folder in bots or []:  # check, freeze and register each bot
@@ -498,7 +511,7 @@ def _fmt(x: float) -> str:
 @app.command()
 def ratings(
     tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
-    ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset when no tournament is given [classic]")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset when no tournament is given (default: classic)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     h2h: Annotated[bool, typer.Option("--head-to-head", help="per pair: board W/D/L and mean margin")] = False,
     db: DbOption = DEFAULT_DB,

@@ -51,8 +51,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         t = store.get_tournament(tournament)
         if t is None:
             raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR`")
-        if t.ruleset not in manifest.rulesets:
-            raise SubmitError(f"{manifest.key} does not play {t.ruleset} (its manifest lists {', '.join(manifest.rulesets)})")
+        manifest.check_plays(t.ruleset)
         if t.seed_secret and t.seed_revealed and manifest.key not in t.entrants:  # refused before anything is kept
             raise SubmitError(
                 f"tournament {tournament!r} is complete and its secret seed is revealed: a new entrant "

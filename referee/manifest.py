@@ -52,6 +52,15 @@ class Manifest:
         """The entrant key ``name@version``."""
         return f"{self.name}@{self.version}"
 
+    def check_plays(self, ruleset: str) -> None:
+        """Refuse a ruleset the manifest does not list (the one message of every command).
+
+        Raises:
+            ManifestError: ``ruleset`` is not in ``rulesets``.
+        """
+        if ruleset not in self.rulesets:
+            raise ManifestError(f"{self.key} does not play {ruleset} (its bot.toml lists {', '.join(self.rulesets)})")
+
 
 def load_manifest(folder: str | Path) -> Manifest:
     """Read and validate ``folder/bot.toml``.

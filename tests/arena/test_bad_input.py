@@ -193,3 +193,20 @@ def test_export_to_a_file_or_an_impossible_folder_is_refused(tmp_path):
             "cannot create the export directory", "File exists", code=1)
     refused(cli("export", "--format", "jsonl", "--out", tmp_path / "file" / "sub", "--db", db),
             "cannot create the export directory", code=1)
+
+
+def test_a_ruleset_the_bot_does_not_play_is_refused_alike_everywhere(tmp_path):
+    """Issue 14 item 9: `arena match` checks what `bots submit` and `tournament run` check, with
+    the same message."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "classic-only", "1.0.0")
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text().replace('rulesets = ["classic", "strict", "all-trumps", "two-player"]',
+                                             'rulesets = ["classic"]'))
+    want = "random@1.0.0 does not play two-player (its bot.toml lists classic)"
+    refused(cli("match", "--bot", bot, "--bot", SAMPLES / "greedy", "--ruleset", "two-player"), want, code=1)
+    db = tmp_path / "a.duckdb"
+    refused(cli("tournament", "run", "t", "--bots", bot, "--bots", SAMPLES / "greedy", "--ruleset", "two-player",
+                "--db", db), want, code=1)
+    assert cli("tournament", "run", "u", "--bots", SAMPLES / "greedy", "--bots", SAMPLES / "heuristic",
+               "--ruleset", "two-player", "--boards", "1", "--seed", "2", "--db", db).exit_code == 0
+    refused(cli("bots", "submit", bot, "--tournament", "u", "--db", db), want, code=1)
