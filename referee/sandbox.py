@@ -304,6 +304,7 @@ class Cgroup:
         """
         folders = cgroup_folders()
         _sweep_cgroups(tuple(sorted(set(folders.values()))))
+        _guardian(next(iter(folders.values())))
         name = f"{_CGROUP_PREFIX}{os.getpid()}-{next(Cgroup._numbers)}"
         self.folders: list[Path] = []
         self.procs: list[str] = []
@@ -344,6 +345,34 @@ class Cgroup:
                         break  # left for the sweep of a later referee
                     time.sleep(0.02)
         self.folders = []
+
+
+#: The guardian's name in its command line (``$0`` of its shell).
+GUARDIAN_NAME = "belote-arena-guardian"
+_GUARDIAN_SCRIPT = (
+    'read _; for round in 1 2 3; do for d in "$1"/' + _CGROUP_PREFIX + '"$2"-*; do '
+    '[ -f "$d/cgroup.procs" ] && kill -9 $(cat "$d/cgroup.procs") 2>/dev/null; done; done; exit 0')
+
+
+@functools.cache
+def _guardian(folder: Path) -> None:
+    """Start, once per referee process, a guardian that kills what is left in its bots'
+    cgroups when the referee dies (or exits).
+
+    bwrap's own death signal is set after it changes credentials, so a referee killed in
+    that moment leaves a sandbox running; the kernel keeps the other death signals.  The
+    guardian (a shell in a session of its own) waits on a pipe whose only write end this
+    process holds, open until it dies, then kills every process of the cgroups named after
+    this process (three rounds, for children being forked).
+    """
+    r, w = os.pipe()  # w: never inherited (not in any pass_fds), closed by the kernel when we die
+    subprocess.Popen(["/bin/sh", "-c", _GUARDIAN_SCRIPT, GUARDIAN_NAME, str(folder), str(os.getpid())], stdin=r,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd="/")
+    os.close(r)
+    _guardian_pipes.append(w)
+
+
+_guardian_pipes: list[int] = []
 
 
 @functools.cache

@@ -21,6 +21,7 @@ from referee import secret
 from referee.botproc import BotClient
 from referee.manifest import load_manifest
 from referee.match import Entrant
+from referee.sandbox import GUARDIAN_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_BOTS = REPO / "tests" / "bots"
@@ -104,6 +105,8 @@ def bot_processes(root: Path) -> list[str]:
         if info is None:
             continue
         ppid, state, cwd, cmd = info
+        if GUARDIAN_NAME in cmd:  # the referee's guardian lives as long as the test process
+            continue
         code = code_folder(pid) if cwd == "/arena/bot" else ""
         if ppid == me or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
             out.append(f"pid {pid} ({state}) cwd={code or cwd or '?'}: {cmd}")

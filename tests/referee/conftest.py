@@ -18,6 +18,8 @@ import time
 
 import pytest
 
+from referee.sandbox import GUARDIAN_NAME
+
 DEFAULT_GUARD_S = 90
 
 
@@ -54,11 +56,20 @@ def _children() -> set[int]:
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == me:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == me and not _is_guardian(pid):
                         out.add(int(pid))
             except (OSError, IndexError, ValueError):
                 pass
     return out
+
+
+def _is_guardian(pid: str) -> bool:
+    """The referee's guardian (referee.sandbox._guardian) lives as long as the test process."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return GUARDIAN_NAME.encode() in f.read()
+    except OSError:
+        return False
 
 
 @pytest.fixture(autouse=True)
