@@ -37,7 +37,9 @@ What a bot process gets (:func:`bwrap_command`):
   the bot as a whole (:class:`Cgroup`).
 
 bwrap is started by :func:`launcher` (it dies with the referee, then enters the
-cgroups) with its options in a memory file (:func:`options_fd`).  The referee
+cgroups) with its options in a memory file (:func:`options_fd`); a guardian per
+referee (:func:`_guardian`) kills what is left in its bots' cgroups if the referee
+is killed while a sandbox starts.  The referee
 reaches the bot's socket through ``/proc/<pid>/root/arena/work`` (the kernel's
 view of the sandbox's root), pinned by an ``O_PATH`` descriptor so that a
 symbolic link there is never followed (``referee.botproc``): nothing on the host
