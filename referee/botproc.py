@@ -198,8 +198,7 @@ class BotClient:
     _stream: _DecideStream | None = None
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
     _watchdog: _Watchdog | None = None
-    _uid: sandbox.UidClaim | None = None
-    _cgroup: sandbox.Cgroup | None = None
+    _sandbox: sandbox.Sandboxed | None = None
     _socket_fd: int = -1
 
     def __init__(
@@ -307,12 +306,12 @@ class BotClient:
             "BELOTE_BOT_SEED": str(self.seed),
         }
 
-    def _popen(self, command: list[str], cwd: str | Path, env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> None:
+    def _popen(self, command: list[str], cwd: str | Path, env: dict[str, str]) -> None:
         log = open(self.workdir / "bot.log", "wb")
         try:
             self.process = subprocess.Popen(
                 command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, pass_fds=pass_fds,
+                start_new_session=True,
             )
         except OSError as e:
             raise BotStartError(f"cannot start {self.manifest.key}: {e}") from None
@@ -324,40 +323,21 @@ class BotClient:
         support = sandbox.support()
         if not support.works:
             raise BotStartError(f"the bot sandbox is unavailable: {support.problem}")
-        if sandbox.is_root():
-            try:
-                self._uid = sandbox.UidClaim()
-            except (OSError, RuntimeError) as e:
-                raise BotStartError(f"{self.manifest.key}: no sandbox uid to run it as: {e}") from None
-        if support.cgroups:
-            try:
-                self._cgroup = sandbox.Cgroup(self.limits)
-            except OSError as e:
-                raise BotStartError(f"{self.manifest.key}: cannot make its cgroup: {e}") from None
         env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
-        info_r, info_w = os.pipe()
-        sec_r = sandbox.seccomp_fd(sandbox.seccomp_program())
+        log = open(self.workdir / "bot.log", "wb")
         try:
-            command = sandbox.bwrap_command(
-                support.bwrap, self.manifest.folder, bot_command, env, self.limits,
-                uid=self._uid.uid if self._uid else None, info_fd=info_w, seccomp_fd=sec_r)
-            command, args_fd = sandbox.options_fd(command)
-            command = sandbox.launcher(self._cgroup.procs if self._cgroup else []) + command
-            try:
-                self._popen(command, "/", {"PATH": os.defpath}, (info_w, args_fd, *([sec_r] if sec_r is not None else [])))
-            finally:
-                os.close(args_fd)
-            os.close(info_w)
-            info_w = -1
-            child = sandbox.read_child_pid(info_r, time.monotonic() + self.startup_s)
-            if child is None:
-                if self.process.poll() is None:
-                    raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")
-                raise BotStartError(f"{self.manifest.key}: the sandbox failed to start: {self.log_tail()}")
+            self._sandbox = sandbox.Sandboxed(
+                self.manifest.folder, bot_command, env, self.limits, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        except (OSError, RuntimeError) as e:
+            raise BotStartError(f"cannot start {self.manifest.key} in the sandbox: {e}") from None
         finally:
-            for fd in (info_r, info_w, sec_r):
-                if fd is not None and fd >= 0:
-                    os.close(fd)
+            log.close()
+        self.process = self._sandbox.process
+        child = self._sandbox.child_pid(time.monotonic() + self.startup_s)
+        if child is None:
+            if self.process.poll() is None:
+                raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")
+            raise BotStartError(f"{self.manifest.key}: the sandbox failed to start: {self.log_tail()}")
         return f"/proc/{child}/root{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}"
 
     def _start_unisolated(self, bot_command: list[str]) -> str:
@@ -437,12 +417,9 @@ class BotClient:
         if self._socket_fd >= 0:
             os.close(self._socket_fd)
             self._socket_fd = -1
-        if self._cgroup is not None:
-            self._cgroup.remove()
-            self._cgroup = None
-        if self._uid is not None:
-            self._uid.release()
-            self._uid = None
+        if self._sandbox is not None:
+            self._sandbox.release()
+            self._sandbox = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None

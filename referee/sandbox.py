@@ -525,7 +525,7 @@ def support() -> Support:
                            f"{tool} not found: install util-linux (`apt-get install util-linux`)")
     with tempfile.TemporaryDirectory() as code:
         try:
-            ok, detail = _probe_run(bwrap, Path(code), program)
+            ok, detail = _probe_run(Path(code))
         except (OSError, subprocess.SubprocessError, ValueError) as e:
             ok, detail = False, str(e)
     if not ok:
@@ -536,34 +536,81 @@ def support() -> Support:
     return Support(bwrap, True, identity, program is not None, tuple(sorted(cgroup_folders())))
 
 
-def _probe_run(bwrap: str, code: Path, program: bytes | None) -> tuple[bool, str]:
-    os.chmod(code, 0o755)
-    claim = UidClaim() if is_root() else None
-    cgroup = Cgroup(Limits()) if cgroup_folders() else None
-    info_r, info_w = os.pipe()
-    sec_r = seccomp_fd(program)
-    try:
-        cmd = bwrap_command(bwrap, code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(),
-                            uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec_r)
-        cmd, args_fd = options_fd(cmd)
-        cmd = launcher(cgroup.procs if cgroup else []) + cmd
+class Sandboxed:
+    """One command started in the sandbox exactly as the referee starts a bot: a uid claimed
+    (root), the bot's cgroups made, bwrap's command line built and started through
+    :func:`launcher` with its options in a memory file and the seccomp filter.
+
+    ``env`` is the bot's whole environment; ``popen`` goes to :class:`subprocess.Popen`
+    (its standard streams, ``start_new_session``).
+
+    Attributes:
+        process: the :class:`subprocess.Popen` of the launcher (its pid leads the process group).
+
+    Call :meth:`child_pid` to learn the sandbox's init on the host, and :meth:`release`
+    once the process has ended (or been killed).
+
+    Raises:
+        OSError, RuntimeError: no uid to claim, a cgroup that cannot be made, or the
+            command cannot be started (what was claimed is released).
+    """
+
+    def __init__(self, code: Path, command: list[str], env: dict[str, str], limits: Limits,
+                 **popen) -> None:
+        self._info = -1
+        self.uid = UidClaim() if is_root() else None
+        self.cgroup: Cgroup | None = None
+        info_w = sec = args_fd = -1
         try:
-            p = subprocess.run(cmd, pass_fds=[info_w, args_fd] + ([sec_r] if sec_r is not None else []),
-                               capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+            self.cgroup = Cgroup(limits) if cgroup_folders() else None
+            self._info, info_w = os.pipe()
+            sec = seccomp_fd(seccomp_program())
+            cmd = bwrap_command(find_bwrap() or "bwrap", code, command, env, limits,
+                                uid=self.uid.uid if self.uid else None,
+                                info_fd=info_w, seccomp_fd=sec)
+            cmd, args_fd = options_fd(cmd)
+            cmd = launcher(self.cgroup.procs if self.cgroup else []) + cmd
+            fds = [fd for fd in (info_w, args_fd, sec) if fd is not None and fd >= 0]
+            # the launcher needs no environment of ours (bwrap gives the bot ``env`` only) nor our folder
+            self.process = subprocess.Popen(cmd, pass_fds=fds, env={"PATH": os.defpath}, cwd="/", **popen)
+        except BaseException:
+            self.release()
+            raise
         finally:
-            os.close(args_fd)
-        os.close(info_w)
-        info_w = -1
-        info = json.loads(os.read(info_r, 65536) or b"{}")
-        return p.returncode == 0 and "child-pid" in info, p.stderr
+            for fd in (info_w, sec, args_fd):
+                if fd is not None and fd >= 0:
+                    os.close(fd)
+
+    def child_pid(self, deadline: float) -> int | None:
+        """The host pid of the sandbox's init (its ``/proc/PID/root`` is the sandbox's root),
+        or None if bwrap ended or said nothing by ``deadline`` (``time.monotonic()`` seconds)."""
+        return read_child_pid(self._info, deadline)
+
+    def release(self) -> None:
+        """Close bwrap's info pipe, remove the cgroups, give the uid back.  Safe to call twice."""
+        if self._info >= 0:
+            os.close(self._info)
+            self._info = -1
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.uid is not None:
+            self.uid.release()
+            self.uid = None
+
+
+def _probe_run(code: Path) -> tuple[bool, str]:
+    os.chmod(code, 0o755)
+    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(), stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        child = box.child_pid(time.monotonic() + 20)
+        _, err = box.process.communicate(timeout=20)
+        return box.process.returncode == 0 and child is not None, err
     finally:
-        for fd in (info_r, info_w, sec_r):
-            if fd is not None and fd >= 0:
-                os.close(fd)
-        if claim:
-            claim.release()
-        if cgroup:
-            cgroup.remove()
+        box.process.kill()
+        box.process.wait()
+        box.release()
 
 
 def options_fd(command: list[str]) -> tuple[list[str], int]:

@@ -178,43 +178,25 @@ def test_memory_of_the_whole_bot_is_bounded(tmp_path):
     killed; without one each process is limited alone and all four live."""
     (tmp_path / "m.py").write_text(_CHILDREN)
     tmp_path.chmod(0o755)
-    lim = Limits(memory_mib=300)
-    claim = sandbox.UidClaim() if sandbox.is_root() else None
-    cgroup = sandbox.Cgroup(lim) if sandbox.support().cgroups else None
-    info_r, info_w = os.pipe()
+    box = sandbox.Sandboxed(tmp_path, [sys.executable, "m.py"], {"PATH": "/usr/bin"}, Limits(memory_mib=300),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        cmd = sandbox.bwrap_command(sandbox.support().bwrap, tmp_path, [sys.executable, "m.py"], {"PATH": "/usr/bin"},
-                                    lim, uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=None)
-        cmd = sandbox.launcher(cgroup.procs if cgroup else []) + cmd
-        p = subprocess.run(cmd, pass_fds=[info_w], capture_output=True, text=True, timeout=40)
+        out, err = box.process.communicate(timeout=40)
     finally:
-        os.close(info_r)
-        os.close(info_w)
-        if cgroup:
-            cgroup.remove()
-        if claim:
-            claim.release()
-    statuses = json.loads(p.stdout.strip().splitlines()[-1])
+        box.process.kill()
+        box.process.wait()
+        box.release()
+    statuses = json.loads(out.strip().splitlines()[-1])
     if "memory" in sandbox.support().cgroups:
-        assert statuses == [-9, -9, -9, 0], p.stderr  # the kernel's OOM killer, inside the bot's cgroup
+        assert statuses == [-9, -9, -9, 0], err  # the kernel's OOM killer, inside the bot's cgroup
     else:
         assert statuses == [0, 0, 0, 0]
 
 
-def _sandboxed(code, args: list[str]) -> subprocess.Popen:
+def _sandboxed(code, args: list[str]) -> sandbox.Sandboxed:
     """``python3 ARGS`` run in a bot's sandbox over the folder ``code`` (as a bot would be)."""
-    claim = sandbox.UidClaim() if sandbox.is_root() else None
-    info_r, info_w = os.pipe()
-    sec = sandbox.seccomp_fd(sandbox.seccomp_program())
-    cmd = sandbox.bwrap_command(sandbox.support().bwrap, code, ["/usr/bin/python3", *args], {"PATH": "/usr/bin"},
-                                Limits(), uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec)
-    cmd, args_fd = sandbox.options_fd(cmd)
-    p = subprocess.Popen(sandbox.launcher([]) + cmd, pass_fds=[info_w, sec, args_fd], stdout=subprocess.PIPE,
-                         text=True)
-    for fd in (info_w, sec, args_fd):
-        os.close(fd)
-    p.claim, p.info_r = claim, info_r  # released by the caller (bwrap writes to info_r's pipe)
-    return p
+    return sandbox.Sandboxed(code, ["/usr/bin/python3", *args], {"PATH": "/usr/bin"}, Limits(),
+                             stdout=subprocess.PIPE, text=True)
 
 
 @pytest.mark.guard(60)
@@ -234,14 +216,12 @@ def test_no_covert_channel_through_shared_files(tmp_path, kind):
     plain[0].communicate(timeout=10)
     boxed = [_sandboxed(code, ["channel.py", kind, role]) for role in ("send", "receive")]
     try:
-        got = boxed[1].communicate(timeout=10)[0].strip()
+        got = boxed[1].process.communicate(timeout=10)[0].strip()
     finally:
-        for p in boxed:
-            p.kill()
-            p.wait()
-            os.close(p.info_r)
-            if p.claim:
-                p.claim.release()
+        for box in boxed:
+            box.process.kill()
+            box.process.wait()
+            box.release()
     assert got == "0" or got.startswith("blocked"), got
 
 

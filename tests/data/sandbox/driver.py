@@ -21,17 +21,10 @@ def main() -> None:
     if not support.works:
         print(json.dumps({"problem": support.problem}))
         return
-    claim = sandbox.UidClaim() if sandbox.is_root() else None
-    info_r, info_w = os.pipe()
-    sec = sandbox.seccomp_fd(sandbox.seccomp_program())
-    cmd = sandbox.bwrap_command(support.bwrap, code, ["/usr/bin/python3", "attacks.py", port, escape],
-                                {"PATH": "/usr/bin"}, sandbox.Limits(nproc=32),
-                                uid=claim.uid if claim else None, info_fd=info_w, seccomp_fd=sec)
-    cmd, args_fd = sandbox.options_fd(cmd)
-    p = subprocess.Popen(cmd, pass_fds=[info_w, sec, args_fd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    os.close(info_w)
-    child = sandbox.read_child_pid(info_r, time.monotonic() + 20)
+    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "attacks.py", port, escape], {"PATH": "/usr/bin"},
+                            sandbox.Limits(nproc=32), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = box.process
+    child = box.child_pid(time.monotonic() + 20)
     path = f"/proc/{child}/root/arena/work/s.sock"
     deadline = time.monotonic() + 20
     while not os.path.exists(path) and time.monotonic() < deadline:
@@ -40,6 +33,7 @@ def main() -> None:
         s.connect(path)
         s.sendall(b"hello from the host")
     out, err = p.communicate(timeout=30)
+    box.release()
     print(json.dumps({"identity": support.identity, "exit": p.returncode, "stderr": err[-500:],
                       "report": json.loads(out.strip().splitlines()[-1]) if out.strip() else None}))
 
