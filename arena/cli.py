@@ -140,6 +140,8 @@ def replay(
     if as_json:
         out = outcome.to_json()
         out["ruleset"] = record.ruleset.name
+        out["options"] = record.ruleset.variant_options()
+        out["calls"] = [{"seat": s, **a.to_json()} for s, a in state.calls]
         out["tricks"] = [
             {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
             for t in state.tricks
