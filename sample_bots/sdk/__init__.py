@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from belote.bot.v1 import bot_pb2 as pb
 
-from .actions import action_str, declaration, declaration_points, find, kind_of, legal_cards, parse_action, play_of
+from .actions import action_str, call_of, declaration, declaration_points, find, kind_of, legal_cards, parse_action, play_of
 from .bot import PROTOCOL_VERSION, RULESET_NAMES, Bot, BotInfo, read_manifest
 from .cards import (
     RANKS,
@@ -53,6 +53,7 @@ __all__ = [
     "BotInfo",
     "Trump",
     "action_str",
+    "call_of",
     "card",
     "card_key",
     "card_str",
