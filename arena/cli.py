@@ -321,7 +321,7 @@ def tournament_run(
 
     from referee.manifest import load_manifest
 
-    given = _parse_options(option)
+    chosen = _parse_options(option)
     store = open_store(db)
     try:
         # check everything before anything is written: a failed command leaves no tournament behind
@@ -335,7 +335,7 @@ def tournament_run(
                 raise fail(f"no tournament {name!r} yet: to create it, give at least two bots with --bots DIR "
                            "(see `arena tournament list` for existing ones)")
             try:
-                rs = get_ruleset((ruleset or RulesetName.classic).value, **given)
+                rs = get_ruleset((ruleset or RulesetName.classic).value, **chosen)
             except ValueError as e:
                 raise fail(str(e)) from None
         else:
@@ -349,10 +349,9 @@ def tournament_run(
             if new and existing.seed_secret and existing.seed_revealed:
                 raise fail(f"tournament {name!r} is complete and its secret seed is revealed: a new entrant "
                            f"({', '.join(new)}) could know every board. Enter it in a new tournament")
-            have = existing.variant_options
-            changed = {k: v for k, v in given.items() if have.get(k) != ("on" if v else "off")}
-            if changed:
-                raise fail(f"tournament {name!r} exists with options {_options_text(have) or 'none'} "
+            stored = existing.variant_options
+            if any(stored.get(k) != ("on" if v else "off") for k, v in chosen.items()):
+                raise fail(f"tournament {name!r} exists with options {_options_text(stored) or 'none'} "
                            "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
                            "or choose a new tournament name")
             rs = existing.resolved_ruleset()
