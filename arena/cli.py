@@ -163,6 +163,7 @@ def match(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
         "(default: 256 random bits, secret until the match ends)", show_default=False)] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
+    option: OptionOption = None,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
@@ -182,11 +183,15 @@ def match(
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})")
     try:
+        rules = get_ruleset(ruleset.value, **_parse_options(option))
+    except ValueError as e:
+        raise fail(str(e)) from None
+    try:
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
         for m in manifests:  # as bots submit and tournament run do
             m.check_plays(ruleset.value)
         limits = _limits(cpu_s, memory_mib, isolate, manifests)
-        run_match(bots, boards=boards, seed=seed, ruleset=RULESETS[ruleset.value], decision_ms=decision_ms,
+        run_match(bots, boards=boards, seed=seed, ruleset=rules, decision_ms=decision_ms,
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
     except ManifestError as e:
         raise fail(str(e)) from None
