@@ -271,13 +271,20 @@ def bots_submit(
 
 
 @bots_app.command("list")
-def bots_list(db: DbOption = DEFAULT_DB) -> None:
-    """List the registered bots."""
+def bots_list(
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List the registered bots: name, version, author, content hash, frozen copy."""
     store = open_store(db, read_only=True)
     try:
         rows = store.list_bots()
     finally:
         store.close()
+    if as_json:
+        print(json.dumps([{"name": b.name, "version": b.version, "author": b.author, "content_hash": b.content_hash,
+                           "submitted_at": str(b.submitted_at)[:19], "path": b.path} for b in rows]))
+        return
     t = Table(title="bots", header_style="bold")
     for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
         t.add_column(col)
@@ -409,6 +416,12 @@ def tournament_run(
                   + (f" --db {db}" if db != DEFAULT_DB else ""))
 
 
+def _entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
+
+
 def _seed_words(t) -> str:
     """How a tournament's seed stands, in words (never the secret itself)."""
     if not t.seed_secret:
@@ -423,7 +436,7 @@ def _tournament_json(t) -> dict:
     n = len(t.entrants)
     return {
         "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
-        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "entrants": [_entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
         "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
         "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
@@ -600,7 +613,7 @@ def matches(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
+    """List matches (id "TOURNAMENT/A~B"): board pairs, A's W-D-L, A's mean margin per board, forfeits, faults."""
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
@@ -611,14 +624,16 @@ def matches(
     finally:
         store.close()
     if as_json:
-        print(json.dumps([{k: v for k, v in r.__dict__.items()} for r in rows]))
+        print(json.dumps([{**r.__dict__, "entrant_a": _entrant_json(r.entrant_a), "entrant_b": _entrant_json(r.entrant_b),
+                           "mean_margin": round(r.mean_margin, 1)} for r in rows]))
         return
-    t = Table(title="matches (A holds NS at table 1)", header_style="bold")
+    t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses)", header_style="bold")
     t.add_column("match id  (use with: arena log ID)", no_wrap=True)
-    for col in ("boards", "margin A", "forfeits A-B", "faults"):
+    for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(r.match_id, str(r.boards), f"{r.total_margin:+d}", f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
+        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.1f}",
+                  f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
         err.print("no matches found" + (f" in tournament {tournament!r}" if tournament else "")
