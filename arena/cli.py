@@ -305,6 +305,11 @@ def _print_check(report) -> None:
         for kind, n in sorted(report.decisions.items()):
             t.add_row(kind, str(n))
         console.print(t)
+    if report.transport:
+        console.print({"DecideStream": "transport: DecideStream, one gRPC stream per bot process",
+                       "Decide": "transport: unary Decide calls (the bot does not serve DecideStream, "
+                                 "which is about 1.5x faster)"}.get(report.transport, f"transport: {report.transport}"),
+                      highlight=False, markup=False)
     if report.latencies_ms:
         console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
                       f"over {len(report.latencies_ms)} decisions")
