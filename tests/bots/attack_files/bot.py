@@ -31,7 +31,7 @@ import re
 import sysconfig
 
 from attack_common import TOKEN, Reporter, why
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 MARK = f"attack-planted-{TOKEN}"
 
