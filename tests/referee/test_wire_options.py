@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee import wire
 from referee.rules import CARDS, Bid, BidKind, Call, CallKind, DealState, Phase, get_ruleset, observe
 
