@@ -83,6 +83,7 @@ SCHEMA_VERSION = 2
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
+    "sprt_tests",
 )
 
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
