@@ -108,14 +108,17 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def open_store(db: Path, *, must_exist: bool = False):
+def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
+    """The store at ``db`` (read-only for reports: they work while a tournament
+    runs, and need only read permission); a missing or unusable file is an error
+    message, exit 1."""
     from .store import Store, StoreError
 
-    if must_exist and not db.exists():
+    if (must_exist or read_only) and not db.exists():
         raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ...) "
                    "or pass --db PATH")
     try:
-        return Store.open(db)
+        return Store.open(db, read_only=read_only)
     except StoreError as e:
         raise fail(str(e)) from None
 
@@ -268,13 +271,20 @@ def bots_submit(
 
 
 @bots_app.command("list")
-def bots_list(db: DbOption = DEFAULT_DB) -> None:
-    """List the registered bots."""
-    store = open_store(db, must_exist=True)
+def bots_list(
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List the registered bots: name, version, author, content hash, frozen copy."""
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_bots()
     finally:
         store.close()
+    if as_json:
+        print(json.dumps([{"name": b.name, "version": b.version, "author": b.author, "content_hash": b.content_hash,
+                           "submitted_at": str(b.submitted_at)[:19], "path": b.path} for b in rows]))
+        return
     t = Table(title="bots", header_style="bold")
     for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
         t.add_column(col)
@@ -406,6 +416,12 @@ def tournament_run(
                   + (f" --db {db}" if db != DEFAULT_DB else ""))
 
 
+def _entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
+
+
 def _seed_words(t) -> str:
     """How a tournament's seed stands, in words (never the secret itself)."""
     if not t.seed_secret:
@@ -420,7 +436,7 @@ def _tournament_json(t) -> dict:
     n = len(t.entrants)
     return {
         "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
-        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "entrants": [_entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
         "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
         "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
@@ -437,7 +453,7 @@ def tournament_list(
     A secret seed is shown once the tournament is complete; until then only its
     commitment (SHA-256 of the seed's decimal digits), which the seed will match.
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_tournaments()
     finally:
@@ -469,7 +485,7 @@ def tournament_show(
     check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
     with referee.rules.make_board(SEED, k).
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
     finally:
@@ -545,7 +561,7 @@ def ratings(
     """
     from . import reports
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -555,9 +571,16 @@ def ratings(
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
         field = reports.field_scores(store, tournament=tournament, ruleset=rs) if not (h2h or history) else {}
         hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs) if history else []
+        unfinished = [t for t in store.list_tournaments() if t.status != "complete"
+                      and (t.name == tournament or (tournament is None and t.ruleset == rs))]
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
+    for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
+        n = len(t.entrants)
+        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
+                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  highlight=False)
     if history is not None:
         _print_history(reports.rating_history(hist_rows, history, steps), history, scope, as_json)
         return
@@ -892,8 +915,8 @@ def matches(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
-    store = open_store(db, must_exist=True)
+    """List matches (id "TOURNAMENT/A~B"): board pairs, A's W-D-L, A's mean margin per board, forfeits, faults."""
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -903,14 +926,16 @@ def matches(
     finally:
         store.close()
     if as_json:
-        print(json.dumps([{k: v for k, v in r.__dict__.items()} for r in rows]))
+        print(json.dumps([{**r.__dict__, "entrant_a": _entrant_json(r.entrant_a), "entrant_b": _entrant_json(r.entrant_b),
+                           "mean_margin": round(r.mean_margin, 1)} for r in rows]))
         return
-    t = Table(title="matches (A holds NS at table 1)", header_style="bold")
+    t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses)", header_style="bold")
     t.add_column("match id  (use with: arena log ID)", no_wrap=True)
-    for col in ("boards", "margin A", "forfeits A-B", "faults"):
+    for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(r.match_id, str(r.boards), f"{r.total_margin:+d}", f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
+        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.1f}",
+                  f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
         err.print("no matches found" + (f" in tournament {tournament!r}" if tournament else "")
@@ -930,7 +955,7 @@ def log(
 
     from .store import StoreError
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.deal_records(match_id, board=board)
     except StoreError as e:
@@ -998,7 +1023,7 @@ def export(
 
     from .reports import export_derived
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         files = store.export(out, fmt.value)
         files += export_derived(store, out, fmt.value)

@@ -356,6 +356,7 @@ def run_test(store, name: str, a: str, b: str, settings: SprtSettings, play: Cal
         s = scores_in_order(store, name, a)
         st = state_of(s, settings)
         save(store, name, a, b, settings, st, len(s))
+        store.release()  # let readers (arena ratings) open the file between batches
         if on_update:
             on_update(st, len(s))
         return st

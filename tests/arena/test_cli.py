@@ -57,7 +57,32 @@ def test_head_to_head_and_matches(played):
     assert "head to head" in r.stdout
     r = cli("matches", "--tournament", NAME, "--db", db)
     assert r.exit_code == 0, output(r)
-    assert "matches" in r.stdout
+    assert "W-D-L A" in r.stdout and "margin A/board" in r.stdout
+
+
+def test_matches_count_what_ratings_count(played):
+    """Issue 14 item 10: the W-D-L of `arena matches` (board_pairs.outcome_a) adds up to each
+    entrant's W-D-L in `arena ratings`; entrants are {name, version} in every JSON listing."""
+    _, db = played
+    ms = json.loads(cli("matches", "--tournament", NAME, "--json", "--db", db).stdout)
+    rated = {o["name"]: o for o in json.loads(cli("ratings", "--tournament", NAME, "--json", "--db", db).stdout)}
+    assert len(ms) == 3
+    for name, o in rated.items():
+        wdl = [0, 0, 0]
+        for m in ms:
+            assert set(m["entrant_a"]) == {"name", "version"}
+            mine = [m["wins_a"], m["draws"], m["losses_a"]]
+            if m["entrant_a"]["name"] == name:
+                wdl = [x + y for x, y in zip(wdl, mine)]
+            elif m["entrant_b"]["name"] == name:
+                wdl = [x + y for x, y in zip(wdl, mine[::-1])]
+        assert wdl == [o["wins"], o["draws"], o["losses"]], name
+    for m in ms:
+        assert m["mean_margin"] == round(m["total_margin"] / m["boards"], 1)
+    listed = json.loads(cli("tournament", "list", "--json", "--db", db).stdout)
+    assert listed[0]["entrants"][0] == {"name": "random", "version": "1.0.0"}
+    bots = json.loads(cli("bots", "list", "--json", "--db", db).stdout)
+    assert sorted(b["name"] for b in bots) == ["greedy", "heuristic", "random"]
 
 
 def test_log_board_json(played):
@@ -131,3 +156,23 @@ def test_rerun_then_new_entrant(played, tmp_path):
     r = cli("bots", "submit", new, "--db", db)
     text = output(r)
     assert r.exit_code != 0 and "already registered with different content" in text and "Traceback" not in text
+
+
+def test_readme_sql_counts_what_ratings_count(played):
+    """The README's SQL (section "Results in SQL") runs, and its W-D-L per entrant equals `arena ratings`."""
+    from .conftest import REPO
+
+    _, db = played
+    text = (REPO / "README.md").read_text()
+    block = text[text.index("```sql") + 6:text.index("```", text.index("```sql") + 6)]
+    wdl_sql, slow_sql = [q for q in block.split(";") if q.strip()]
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(wdl_sql).fetchall()
+        slowest = con.execute(slow_sql).fetchall()
+    rated = {o["name"] + "@" + o["version"]: o
+             for o in json.loads(cli("ratings", "--tournament", NAME, "--json", "--db", db).stdout)}
+    for key, o in rated.items():
+        mine = [r for r in rows if r[0] == key]
+        assert len(mine) == 2
+        assert [sum(r[i] for r in mine) for i in (3, 4, 5)] == [o["wins"], o["draws"], o["losses"]]
+    assert {r[0] for r in slowest} == set(rated)
