@@ -29,7 +29,9 @@ def _deal(store: Store, mid: str, board: int, table: int, ns: str, ew: str, scor
 
 
 def _board_pair(store: Store, mid: str, board: int, margin: int) -> None:
-    store.con.execute("INSERT INTO board_pairs VALUES (?, ?, 0, 0, ?, false, false, now())", [mid, board, margin])
+    store.con.execute("INSERT INTO board_pairs (match_id, board, points_a, points_b, margin, forfeit_a, forfeit_b, "
+                              "written_at, outcome_a) VALUES (?, ?, 0, 0, ?, false, false, now(), ?)",
+                      [mid, board, margin, "win" if margin > 0 else "loss" if margin < 0 else "draw"])
 
 
 @pytest.fixture
@@ -82,7 +84,7 @@ def test_rating_table_splits_groups_and_cli_says_so(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ratings", "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "2 groups that never met" in result.output
-    out = json.loads(runner.invoke(app, ["ratings", "--db", str(db), "--json"]).output)
+    out = json.loads(runner.invoke(app, ["ratings", "--db", str(db), "--json"]).stdout)
     assert [o["group"] for o in out] == [1, 1, 2, 2]
     # 3–1 by hand with 2 virtual draws: 400·log10(4/2) = 120.4 between a and b.
     assert out[0]["elo"] - out[1]["elo"] == pytest.approx(120.4, abs=0.15)

@@ -108,8 +108,9 @@ def _writer(store: Store, scores: list[float], stop_after: int | None = None):
             if stop.is_set() or (stop_after is not None and k >= stop_after):
                 return
             margin = {1.0: 10, 0.5: 0, 0.0: -10}[scores[k]]
-            store.con.execute("INSERT INTO board_pairs VALUES (?, ?, 0, 0, ?, false, false, now())",
-                              [mid, k, margin])
+            store.con.execute("INSERT INTO board_pairs (match_id, board, points_a, points_b, margin, forfeit_a, forfeit_b, "
+                              "written_at, outcome_a) VALUES (?, ?, 0, 0, ?, false, false, now(), ?)",
+                              [mid, k, margin, {10: "win", 0: "draw", -10: "loss"}[margin]])
             on_progress(k + 1, len(scores))
 
     return play
