@@ -571,7 +571,10 @@ def ratings(
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
         field = reports.field_scores(store, tournament=tournament, ruleset=rs) if not (h2h or history) else {}
         hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs) if history else []
-        unfinished = [t for t in store.list_tournaments() if t.status != "complete"
+        # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
+        decided = {n for (n,) in store.con.execute(
+            "SELECT tournament FROM sprt_tests WHERE status <> 'running'").fetchall()} if _has_table(store, "sprt_tests") else set()
+        unfinished = [t for t in store.list_tournaments() if t.status != "complete" and t.name not in decided
                       and (t.name == tournament or (tournament is None and t.ruleset == rs))]
     finally:
         store.close()
@@ -655,6 +658,11 @@ def ratings(
         err.print("note: a bot that won (or lost) every board pair has no finite upper (lower) bound: its "
                   "interval is one-sided (≥ or ≤), the bound at which such a clean sweep has a 5% chance.",
                   highlight=False)
+
+
+def _has_table(store, name: str) -> bool:
+    """Whether the database has the table (one opened read-only keeps the schema it was written with)."""
+    return bool(store.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()[0])
 
 
 def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
