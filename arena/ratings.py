@@ -29,8 +29,9 @@ difference is ``400·log10(31/11) ≈ 180.0`` instead of ``400·log10(3) ≈
 190.8``. Pairs that never met get no virtual games, so the prior never
 creates a connection the results do not have. (The earlier rule, 2 per
 *pair*, gave an entrant of a 20-bot field 38 virtual draws and shrank the
-spread by 6–12%: 95% intervals covered the truth 89% of the time at 20
-board pairs per pair; ``prior_scope="pair"`` keeps it for comparison.)
+spread by 6–12%: in a 20-entrant field 400 Elo wide, 95% intervals covered
+the truth 89% of the time at 20 board pairs per pair, 95% now
+(bench/RESULTS.md); ``prior_scope="pair"`` keeps it for comparison.)
 
 **Groups.** Entrants that never met, directly or through others, cannot be
 compared: the field is rated group by group (connected components of the
@@ -56,7 +57,7 @@ a win or loss ½ away from it). The covariance is multiplied by the pooled
 ratio ``φ = 1 − (D/4) / Σ n_ij·p_ij·(1−p_ij)`` (D the drawn board pairs,
 real games only; ``RatingFit.dispersion``): without draws φ = 1; at 30%
 draws φ ≈ 0.7 and intervals ≈ 0.84× as wide. (Without this factor, 95%
-intervals covered the truth 98–99% of the time at 30% draws.)
+intervals covered the truth 97–99% of the time at 30% draws.)
 
 Each rating's 95% interval is ``elo ± 1.96·√C_ii`` (relative to its group's
 mean). **An entrant at 100%** (every board pair won) has no finite upper
