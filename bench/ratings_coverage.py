@@ -11,7 +11,9 @@ estimated on true ratings (1 = no shrinkage), and for spread 0 the share of
 fields where LOS(first, second) ≥ 0.95 (an error: they are equal).
 
 Run: ``.venv/bin/python bench/ratings_coverage.py --reps 300 --before 5452263``
-(about 3 minutes on 2 cores).
+(about 3 minutes on 2 cores). With ``--los``: only the calibration of LOS
+between entrants adjacent in the table (8 entrants, true Elo ~ N(0, 25²), 20
+board pairs per pair): how often the upper one is truly stronger, per LOS bin.
 """
 
 from __future__ import annotations
@@ -48,6 +50,43 @@ def fit_at(rev: str):
     return module.fit_model
 
 
+def los_calibration(fits: dict, reps: int, entrants: int = 8, sigma: float = 25.0, per_pair: int = 20) -> None:
+    """Is LOS between entrants adjacent in the table calibrated? True Elo ~ N(0, sigma²),
+    a complete round robin of per_pair board pairs; for each pair adjacent in the fitted
+    order, bin LOS(upper, lower) and report how often the upper one is truly stronger."""
+    import numpy as np
+
+    from arena.simulate import play_field
+
+    bins = [(0.5, 0.7), (0.7, 0.85), (0.85, 0.95), (0.95, 0.99), (0.99, 1.0001)]
+    names = [f"e{i:02d}" for i in range(entrants)]
+    print(f"\nLOS of adjacent entrants: {entrants} entrants, true Elo ~ N(0, {sigma:g}²), "
+          f"{per_pair} board pairs per pair, 10% draws, {reps} fields\n")
+    print("| LOS bin | " + " | ".join(f"{k}: pairs | {k}: upper truly stronger" for k in fits) + " |")
+    print("|---|" + "---:|---:|" * len(fits))
+    tallies = {k: [[0, 0] for _ in bins] for k in fits}
+    rng = np.random.default_rng(7)
+    for _ in range(reps):
+        truth = rng.normal(0.0, sigma, entrants)
+        wins, draws = play_field(truth, per_pair, 0.1, rng)
+        for k, f in fits.items():
+            result = f(names, wins, draws=draws)
+            elo = np.array([r.elo for r in result.ratings])
+            order = np.argsort(-elo)
+            for hi, lo in zip(order[:-1], order[1:]):
+                los = result.los(int(hi), int(lo))
+                for b, (a, z) in enumerate(bins):
+                    if a <= los < z:
+                        tallies[k][b][0] += 1
+                        tallies[k][b][1] += int(truth[hi] > truth[lo])
+    for b, (a, z) in enumerate(bins):
+        cells = []
+        for k in fits:
+            n, ok = tallies[k][b]
+            cells += [str(n), "–" if not n else f"{100 * ok / n:.1f}%"]
+        print(f"| {a:.2f}–{min(z, 1):.2f} | " + " | ".join(cells) + " |")
+
+
 def pct(x: float) -> str:
     return "–" if math.isnan(x) else f"{100 * x:.1f}"
 
@@ -56,10 +95,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=300, help="fields per cell (300)")
     parser.add_argument("--before", help="git revision of the earlier arena/ratings.py to compare")
+    parser.add_argument("--los", action="store_true", help="only the LOS calibration of adjacent entrants")
     args = parser.parse_args()
     fits = {"after": fit_model}
     if args.before:
         fits = {"before": fit_at(args.before), **fits}
+    if args.los:
+        los_calibration(fits, args.reps)
+        return
     t0 = time.perf_counter()
     head = "| entrants | spread | draws | per pair |"
     for k in fits:
