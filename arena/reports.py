@@ -294,8 +294,7 @@ def _pooled_sd(key: np.ndarray, x: np.ndarray) -> tuple[float, int]:
 
 
 def export_derived(store, out_dir, fmt: str) -> list:
-    """Write ``ratings.<fmt>``, ``rating_history.<fmt>`` (parquet or jsonl) and, when the
-    database has it, the table ``sprt_tests`` (``sprt_tests.<fmt>``) to ``out_dir``.
+    """Write ``ratings.<fmt>`` and ``rating_history.<fmt>`` (parquet or jsonl) to ``out_dir``.
 
     ratings: one row per ruleset and entrant: rank, group, Elo with its 95%
     interval (NULL for an open end), bound, board pairs and W/D/L, the field
@@ -356,11 +355,5 @@ def export_derived(store, out_dir, fmt: str) -> list:
                               f"({'FORMAT parquet' if fmt == 'parquet' else 'FORMAT json'})")
         finally:
             store.con.unregister("_derived")
-        paths.append(path)
-    if store.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sprt_tests'").fetchone()[0]:
-        path = Path(out_dir) / f"sprt_tests.{fmt}"
-        literal = str(path).replace("'", "''")
-        store.con.execute(f"COPY (FROM sprt_tests) TO '{literal}' "
-                          f"({'FORMAT parquet' if fmt == 'parquet' else 'FORMAT json'})")
         paths.append(path)
     return paths
