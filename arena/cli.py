@@ -6,16 +6,20 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+import shlex
 import sys
 import signal
 import threading
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -23,10 +27,66 @@ from rich.table import Table
 
 from referee.manifest import ManifestError
 from referee.sandbox import report as sandbox_report
-from referee.rules import RULESETS, RecordError, get_ruleset, load_record, replay as replay_record
+from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_record
 
 from .render import render_deal
 from .schedule import new_seed
+
+def _metavar(param) -> str:
+    """The placeholder shown for a parameter, in one style: FILE, FOLDER, NAME, MATCH,
+    N, MS, MIB, S; nothing for a flag; a short choice list, else a word (the choices
+    go into the help text)."""
+    name, desc = param.name or "", param.type_descriptor
+    kind = desc.annotation
+    if typing.get_origin(kind) is list:
+        kind = typing.get_args(kind)[0]
+    if getattr(param, "is_flag", False) or kind is bool:
+        return ""
+    if desc.is_choice:
+        values = [str(getattr(c, "value", c)) for c in desc.choices or ()]
+        if len("|".join(values)) <= 16:
+            return "|".join(values)
+        if param.help and "one of:" not in param.help:
+            param.help += f"; one of: {', '.join(values)}"
+        return name.upper().replace("_", "-")
+    if kind is Path:
+        return "FILE" if name in ("db", "file") else "FOLDER" if name in ("out", "folder", "bots", "bot") else "PATH"
+    if kind is int:
+        return "MS" if name.endswith("_ms") else "MIB" if name.endswith("_mib") else "S" if name.endswith("_s") else "N"
+    if kind is float:
+        return "X"
+    return {"match_id": "MATCH", "name": "NAME", "tournament": "NAME", "bots": "BOT", "bot": "BOT",
+            "file": "FILE"}.get(name, "TEXT")
+
+
+def _tidy(command, ctx) -> None:
+    """Give each parameter of ``command`` (and its help option) a placeholder in one style
+    (:func:`_metavar`) unless it names its own: typer's default shows Python types
+    (``<list[Path]>``, ``<bool>``, ``{folder}``)."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if param is None:
+            continue
+        if param.metavar is None:
+            param.metavar = _metavar(param)
+        if param.param_type_name == "argument":  # the placeholder says it: no "<str>" column
+            param.display_type_rich = lambda ctx=None: None
+        if (getattr(param, "max", None) or 0) > 2**64:  # a 78-digit bound helps nobody: the help says "256 bits"
+            param._get_number_range_help_str = lambda: None
+
+
+class _Group(TyperGroup):
+    """A command group whose commands show placeholders in one style (:func:`_tidy`)."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _tidy(command, ctx)
+        return command
+
+    def get_params(self, ctx):
+        _tidy(self, ctx)
+        return super().get_params(ctx)
+
 
 DEFAULT_DB = Path("results/arena.duckdb")
 
@@ -37,9 +97,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=_Group,
 )
-bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
-tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True)
+bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True, cls=_Group)
+tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True,
+                             cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 # Piped or captured output is not cut to 80 columns: tables and messages stay whole.
@@ -52,6 +114,12 @@ class RulesetName(str, Enum):
     strict = "strict"
     all_trumps = "all-trumps"
     two_player = "two-player"
+
+
+def did_you_mean(given: str, known) -> str:
+    """``": did you mean 'x'?"`` for the closest known name, or ``""``."""
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
 
 
 class ExportFormat(str, Enum):
@@ -102,6 +170,13 @@ def _root(
     """Belote Arena."""
 
 
+def command(*words: object, db: Path | None = None) -> str:
+    """A command line to suggest, shell-quoted (``arena ratings --tournament 'my club'``),
+    with ``--db`` when it is not the default."""
+    args = ["arena", *map(str, words)] + (["--db", str(db)] if db is not None and db != DEFAULT_DB else [])
+    return shlex.join(args)
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
@@ -126,35 +201,63 @@ def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
 # ---------------------------------------------------------------- replay / match
 @app.command()
 def replay(
-    file: Annotated[Path, typer.Argument(help="a deal record (JSON); a hand-checked case file also works")],
-    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object: contract, score, points")] = False,
+    file: Annotated[str, typer.Argument(
+        metavar="FILE", help="a deal record (JSON), a hand-checked case, or the output of `arena log --json` "
+        "(each record of the list); - reads standard input")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON: one object per record (a list for a list)")] = False,
 ) -> None:
     """Check every action of a deal record against the rules and print the deal.
 
-    Exit status 2 when the record is malformed or an action breaks the rules
-    (the message names the action's index, the seat and the RULES.md section).
+    Exit status 2 when the file is not JSON, a record is malformed, or an action
+    breaks the rules (the message names the record, the action's index, the seat
+    and the RULES.md section).
     """
+    from referee.rules import parse_record
+
+    where = "standard input" if file == "-" else file
     try:
-        record = load_record(file)
-        state = replay_record(record)
-    except RecordError as e:
-        raise fail(str(e), code=2) from None
-    outcome = state.outcome()
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as e:
+        raise fail(f"cannot read {file}: {e.strerror or e}" + (": the file does not exist" if not Path(file).exists()
+                                                                 else ""), code=2) from None
+    except UnicodeDecodeError:
+        raise fail(f"{where} is not a text file: give a deal record in JSON", code=2) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise fail(f"{where} is not JSON: {e.msg} at line {e.lineno} column {e.colno}", code=2) from None
+    items = obj if isinstance(obj, list) else [obj]
+    if not items:
+        raise fail(f"{where} holds an empty list: no deal record to replay", code=2)
+    out = []
+    for i, item in enumerate(items):
+        name = where if not isinstance(obj, list) else f"{where}, record {i}" + (
+            f" (board {item['board']} table {item['table']})" if isinstance(item, dict) and "board" in item
+            and "table" in item else "")
+        try:
+            record = parse_record(item)
+            state = replay_record(record)
+        except RecordError as e:
+            raise fail(f"{name}: {e}" if isinstance(obj, list) else str(e), code=2) from None
+        outcome = state.outcome()
+        if as_json:
+            o = outcome.to_json()
+            o["ruleset"] = record.ruleset.name
+            o["tricks"] = [
+                {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
+                for t in state.tricks
+            ]
+            out.append(o)
+        else:
+            console.print(render_deal(state, title=name if isinstance(obj, list) or file == "-" else Path(file).name))
     if as_json:
-        out = outcome.to_json()
-        out["ruleset"] = record.ruleset.name
-        out["tricks"] = [
-            {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
-            for t in state.tricks
-        ]
-        print(json.dumps(out))
-    else:
-        console.print(render_deal(state, title=file.name))
+        print(json.dumps(out if isinstance(obj, list) else out[0]))
 
 
 @app.command()
 def match(
-    bots: Annotated[list[str], typer.Option("--bot", help="a bot folder (with bot.toml) or host:port; give two")],
+    bots: Annotated[list[str], typer.Option(
+        "--bot", "--bots", help="a bot folder (with bot.toml) or host:port; give two")],
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
@@ -202,6 +305,11 @@ def _print_check(report) -> None:
         for kind, n in sorted(report.decisions.items()):
             t.add_row(kind, str(n))
         console.print(t)
+    if report.transport:
+        console.print({"DecideStream": "transport: DecideStream, one gRPC stream per bot process",
+                       "Decide": "transport: unary Decide calls (the bot does not serve DecideStream, "
+                                 "which is about 1.5x faster)"}.get(report.transport, f"transport: {report.transport}"),
+                      highlight=False, markup=False)
     if report.latencies_ms:
         console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
                       f"over {len(report.latencies_ms)} decisions")
@@ -298,7 +406,8 @@ def bots_list(
 @tournament_app.command("run")
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
-    bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
+    bots: Annotated[list[Path] | None, typer.Option(
+        "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
     seed: Annotated[int | None, typer.Option(
@@ -406,14 +515,14 @@ def tournament_run(
     finally:
         store.close()
     for e in summary.errors:
-        err.print(f"[red]worker error:[/] {e}", highlight=False)
+        err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
     if summary.interrupted:
         err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
-                  f"Resume with: arena tournament run {name}" + (f" --db {db}" if db != DEFAULT_DB else ""))
+                  f"Resume with: {command('tournament', 'run', name, db=db)}", markup=False, highlight=False)
         raise typer.Exit(code=130)
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
-                  f"{summary.faults} faults. See: arena ratings --tournament {name}"
-                  + (f" --db {db}" if db != DEFAULT_DB else ""))
+                  f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
+                  highlight=False)
 
 
 def _entrant_json(key: str) -> dict:
@@ -488,10 +597,11 @@ def tournament_show(
     store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
+        names = [] if t is not None else [x.name for x in store.list_tournaments()]
     finally:
         store.close()
     if t is None:
-        raise fail(f"no tournament {name!r} in {db}: see `arena tournament list`")
+        raise fail(f"no tournament {name!r} in {db}{did_you_mean(name, names)}: see `arena tournament list`")
     info = _tournament_json(t)
     if as_json:
         print(json.dumps(info))
@@ -564,7 +674,8 @@ def ratings(
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if tournament is not None and ruleset is not None:
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
@@ -927,9 +1038,12 @@ def matches(
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if bot is not None and bot not in {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}:
-            raise fail(f"no bot {bot!r} in {db}: see `arena bots list` (give a name or name@version)")
+            known = {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}
+            raise fail(f"no bot {bot!r} in {db}{did_you_mean(bot, known)}: see `arena bots list` "
+                       "(give a name or name@version)")
         rows = store.matches(tournament=tournament, bot=bot)
     finally:
         store.close()
@@ -952,7 +1066,9 @@ def matches(
 
 @app.command()
 def log(
-    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`")],
+    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`, or a short "
+                                            "form that names one match: A~B or TOURNAMENT/A~B, bots by name or "
+                                            "name@version, in either order")],
     board: Annotated[int | None, typer.Option(min=0, help="only this board")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the deal records as JSON")] = False,
     original_suits: Annotated[bool, typer.Option(help="show table 2 in the board's own suits")] = True,
@@ -965,6 +1081,7 @@ def log(
 
     store = open_store(db, read_only=True)
     try:
+        match_id = _find_match(store, match_id)
         rows = store.deal_records(match_id, board=board)
     except StoreError as e:
         raise fail(str(e)) from None
@@ -990,6 +1107,35 @@ def log(
         console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
+
+
+def _find_match(store, text: str) -> str:
+    """The match id that ``text`` names: the id itself, or a short form ``A~B`` or
+    ``TOURNAMENT/A~B`` with each bot as ``name`` or ``name@version``, in either order.
+
+    Raises:
+        StoreError: no match, or more than one (listed), fits.
+    """
+    from .store import StoreError
+
+    found = store.matches()
+    if any(m.match_id == text for m in found):
+        return text
+    tournament, _, pair = text.rpartition("/")
+    x, tilde, y = pair.partition("~")
+
+    def names(q: str, key: str) -> bool:
+        return q in (key, key.rpartition("@")[0])
+
+    fits = [m.match_id for m in found if tilde and (not tournament or m.tournament == tournament)
+            and ((names(x, m.entrant_a) and names(y, m.entrant_b)) or (names(x, m.entrant_b) and names(y, m.entrant_a)))]
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        raise StoreError(f"{text!r} fits {len(fits)} matches: {', '.join(fits[:6])}{' …' if len(fits) > 6 else ''}; "
+                         "give the tournament (TOURNAMENT/A~B) or the versions (name@version)")
+    raise StoreError(f"there is no match {text!r}: see `arena matches` for the match ids "
+                     "(a match is TOURNAMENT/A~B; A~B alone works when it names one match)")
 
 
 def _relabel_json(action: dict, perm: list[int]) -> dict:
