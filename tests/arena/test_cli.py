@@ -229,3 +229,22 @@ def test_suggested_commands_are_shell_quoted(tmp_path):
             "--seed", 2, "--db", db)
     assert r.exit_code == 0, output(r)
     assert f"See: arena ratings --tournament 'my club' --db '{db}'" in r.stdout.replace("\n", "")
+
+
+def test_a_remote_entrant_is_labelled_by_its_bot_name():
+    """`arena match --bot host:port` shows the remote bot as name@version (host:port), from its GetBotInfo."""
+    from belote_arena_sdk import Bot, start_server
+
+    class Remote(Bot):
+        name, version, author, rulesets = "faraway", "3.1", "tests", ("classic",)
+
+        def decide(self, request):
+            return request.legal_actions[0]
+
+    server, target = start_server(Remote(), "127.0.0.1:0")
+    try:
+        r = cli("match", "--bot", target, "--bot", SAMPLES / "random", "--boards", 1, "--seed", 3)
+    finally:
+        server.stop(None).wait()
+    assert r.exit_code == 0, output(r)
+    assert f"faraway@3.1 ({target})" in r.stdout
