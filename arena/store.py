@@ -97,6 +97,7 @@ SCHEMA_VERSION = 3
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
+    "sprt_tests",
     "contree_calls",
 )
 
@@ -1395,7 +1396,7 @@ class Store:
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT json"
         paths = []
         for table in TABLES:
-            if table == "contree_calls" and not self._has_table(table):
+            if table in ("contree_calls", "sprt_tests") and not self._has_table(table):
                 continue  # a database last written before the table existed, opened read-only
             path = out / f"{table}.{fmt}"
             literal = str(path).replace("'", "''")

@@ -42,7 +42,13 @@ def test_ratings_json(played):
         assert o["version"] == "1.0.0"
         assert o["boards"] == 2 * BOARDS
         assert o["wins"] + o["draws"] + o["losses"] == o["boards"]
-        assert o["ci_low"] <= o["elo"] <= o["ci_high"]
+        # an entrant that won (lost) every board pair has a one-sided interval: no upper (lower) end
+        if o["bound"] == "lower":
+            assert o["ci_high"] is None and o["ci_low"] <= o["elo"]
+        elif o["bound"] == "upper":
+            assert o["ci_low"] is None and o["elo"] <= o["ci_high"]
+        else:
+            assert o["ci_low"] <= o["elo"] <= o["ci_high"]
     assert sum(o["wins"] for o in rows) == sum(o["losses"] for o in rows)
     assert abs(sum(o["elo"] for o in rows) / 3 - 1500) < 1
 
