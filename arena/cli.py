@@ -757,12 +757,10 @@ def ratings(
             if not (h2h or history) else {}
         hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs, tournaments=names) \
             if history else []
-        # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
-        decided = {n for (n,) in store.con.execute(
-            "SELECT tournament FROM sprt_tests WHERE status <> 'running'").fetchall()} if _has_table(store, "sprt_tests") else set()
         scoped = [t for t in store.list_tournaments() if t.name == tournament or (
             tournament is None and t.ruleset == rs and (names is None or t.name in names))]
-        unfinished = [t for t in scoped if t.status != "complete" and t.name not in decided]
+        # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
+        unfinished = [t for t in scoped if t.status not in ("complete", "decided")]
         order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
     finally:
         store.close()

@@ -128,6 +128,8 @@ class Status(str, Enum):
     INTERRUPTED = "interrupted"
     #: shown, never stored: complete once, with entrants added since (their pairs unplayed)
     INCOMPLETE = "incomplete"
+    #: shown, never stored: the board pairs of an `arena sprt` test that reached its decision
+    DECIDED = "decided"
 
 
 class RunLock:
@@ -945,8 +947,20 @@ class Store:
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
             shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
+        if shown == Status.INTERRUPTED.value and self._sprt_decided(name):
+            shown = Status.DECIDED.value
         return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, shown,
                           entrants, int(pairs), bool(secret), commitment, status)
+
+    def _sprt_decided(self, tournament: str) -> bool:
+        """Whether ``tournament`` holds an ``arena sprt`` test that reached its decision
+        (it stops short of its ``max_boards`` on purpose). False where the database
+        predates the ``sprt_tests`` table."""
+        try:
+            return bool(self.con.execute("SELECT 1 FROM sprt_tests WHERE tournament = ? AND status <> 'running'",
+                                         [tournament]).fetchall())
+        except duckdb.CatalogException:
+            return False
 
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
@@ -961,7 +975,7 @@ class Store:
         """
         try:
             status = Status(status)
-            if status is Status.INCOMPLETE:
+            if status in (Status.INCOMPLETE, Status.DECIDED):
                 raise ValueError(status)
         except ValueError:
             raise StoreError(
