@@ -416,15 +416,10 @@ def _seed_words(t) -> str:
 
 
 def _tournament_json(t) -> dict:
-    """A tournament as JSON: the seed (decimal text) only once it may be shown, else null."""
-    n = len(t.entrants)
-    return {
-        "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
-        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
-        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
-        "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
-        "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
-    }
+    """A tournament as JSON (:func:`arena.reports.tournament_json`)."""
+    from .reports import tournament_json
+
+    return tournament_json(t)
 
 
 @tournament_app.command("list")
@@ -521,7 +516,7 @@ def ratings(
     A board pair is won by the larger duplicate margin (RULES.md §8), drawn on
     an equal margin, lost by an entrant that forfeited it.
     """
-    from .reports import head_to_head_table, rating_table
+    from .reports import head_to_head_json, head_to_head_table, rating_table, ratings_json
 
     store = open_store(db, must_exist=True)
     try:
@@ -537,8 +532,7 @@ def ratings(
     if h2h:
         table = head_to_head_table(rows)
         if as_json:
-            print(json.dumps([{**h.__dict__, "ci_low": None if math.isnan(h.ci_low) else h.ci_low,
-                               "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]))
+            print(json.dumps(head_to_head_json(table)))
             return
         t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
         width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
@@ -560,14 +554,7 @@ def ratings(
             print("[]")
             return
         raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
-    out = []
-    for k, i in enumerate(table.order):
-        r = table.fit.ratings[i]
-        name, _, version = r.name.partition("@")
-        out.append({"rank": k + 1, "name": name, "version": version, "elo": round(r.elo, 1),
-                    "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "boards": r.games,
-                    "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": round(r.score, 4),
-                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4)})
+    out = ratings_json(table)
     if as_json:
         print(json.dumps(out))
         return
@@ -624,8 +611,7 @@ def log(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Replay a match's boards at both tables: hands, bids, declarations, tricks, scores."""
-    from referee.rules import relabel
-
+    from .boardview import in_board_suits
     from .store import StoreError
 
     store = open_store(db, must_exist=True)
@@ -640,38 +626,13 @@ def log(
                            "permutation": list(r.permutation), "record": r.record.to_json()} for r in rows]))
         return
     for r in rows:
-        record = r.record
         perm = tuple(r.permutation)
-        if original_suits and perm != (0, 1, 2, 3):
-            inverse = [0] * 4
-            for s, p in enumerate(perm):
-                inverse[p] = s
-            from referee.rules.actions import action_from_json
-
-            record.deck = relabel(record.deck, inverse)
-            record.actions = [(s, action_from_json(_relabel_json(a.to_json(), inverse))) for s, a in record.actions]
+        record = in_board_suits(r.record, perm) if original_suits else r.record
         state = replay_record(record)
         sides = ("NS", "EW") if record.ruleset.seats == 4 else ("P0", "P1")
         console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
-
-
-def _relabel_json(action: dict, perm: list[int]) -> dict:
-    """Rename the suits of one action's JSON (cards, trump) by ``perm``."""
-    suits = "SHDC"
-
-    def card(t: str) -> str:
-        return t[:-1] + suits[perm[suits.index(t[-1])]]
-
-    out = dict(action)
-    if "card" in out:
-        out["card"] = card(out["card"])
-    if "trump" in out and out["trump"]:
-        out["trump"] = suits[perm[suits.index(out["trump"])]]
-    if "declare" in out:
-        out["declare"] = [[card(c) for c in d] for d in out["declare"]]
-    return out
 
 
 @app.command()
@@ -703,6 +664,37 @@ def export(
     if hidden:
         err.print(f"secret seeds left out until their tournament is complete (seed null, no boards rows): "
                   f"{', '.join(hidden)}", highlight=False)
+
+
+@app.command()
+def serve(
+    db: DbOption = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="address to listen on; another than 127.0.0.1 shows the results "
+                                      "to anyone who can reach it")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
+) -> None:
+    """Show the results in a web browser: tournaments, leaderboards, head-to-head grids,
+    matches, a replay of every board, bots, and live progress.
+
+    Read-only: the database is opened read-only for each page, so it runs while
+    `arena tournament run` writes. Stop it with Ctrl-C.
+    """
+    from .web import ServeError, is_loopback
+    from .web import serve as run_server
+
+    if not db.exists():
+        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR "
+                   "...) or pass --db PATH")
+    if not is_loopback(host):
+        err.print(f"[yellow]warning:[/] listening on {escape(host)}: anyone who can reach this machine there "
+                  "can read every stored deal (of running tournaments too)", highlight=False)
+    try:
+        run_server(db, host, port, announce=lambda url: console.print(
+            f"serving {escape(str(db))} read-only on {url} (Ctrl-C stops)", highlight=False, soft_wrap=True))
+    except ServeError as e:
+        raise fail(str(e)) from None
+    except KeyboardInterrupt:
+        pass
 
 
 def main() -> None:  # pragma: no cover - console entry point

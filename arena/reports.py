@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
-from .store import BoardPairRows
+from .store import BoardPairRows, Tournament
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,41 @@ def head_to_head_table(rows: BoardPairRows) -> list[HeadToHead]:
     names = rows.entrants
     return head_to_head(names, [(names[a], names[b], float(m), float(s))
                                 for a, b, m, s in zip(rows.a, rows.b, rows.margin, scores(rows))])
+
+
+def ratings_json(table: RatingTable) -> list[dict]:
+    """The rating list as ``arena ratings --json`` prints it, best first: one object per
+    entrant with ``rank``, ``name``, ``version``, ``elo``, ``ci_low``, ``ci_high`` (95%,
+    Elo, one decimal), ``boards``, ``wins``, ``draws``, ``losses`` (board pairs),
+    ``score`` (0..1) and ``los_next`` (likelihood of superiority over the next one down,
+    ``None`` for the last)."""
+    out = []
+    for k, i in enumerate(table.order):
+        r = table.fit.ratings[i]
+        name, _, version = r.name.partition("@")
+        out.append({"rank": k + 1, "name": name, "version": version, "elo": round(r.elo, 1),
+                    "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "boards": r.games,
+                    "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": round(r.score, 4),
+                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4)})
+    return out
+
+
+def head_to_head_json(table: list[HeadToHead]) -> list[dict]:
+    """The head-to-head list as ``arena ratings --head-to-head --json`` prints it: the
+    :class:`HeadToHead` fields, with ``None`` for an interval not known (one board)."""
+    return [{**h.__dict__, "ci_low": None if math.isnan(h.ci_low) else h.ci_low,
+             "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]
+
+
+def tournament_json(t: Tournament) -> dict:
+    """A tournament as ``arena tournament show --json`` prints it: the seed (decimal
+    text) only once it may be shown, else ``None``; ``board_pairs`` stored of
+    ``board_pairs_total`` (boards per pair × pairs of entrants)."""
+    n = len(t.entrants)
+    return {
+        "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
+        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
+        "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
+        "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
+    }
