@@ -108,14 +108,17 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def open_store(db: Path, *, must_exist: bool = False):
+def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
+    """The store at ``db`` (read-only for reports: they work while a tournament
+    runs, and need only read permission); a missing or unusable file is an error
+    message, exit 1."""
     from .store import Store, StoreError
 
-    if must_exist and not db.exists():
+    if (must_exist or read_only) and not db.exists():
         raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ...) "
                    "or pass --db PATH")
     try:
-        return Store.open(db)
+        return Store.open(db, read_only=read_only)
     except StoreError as e:
         raise fail(str(e)) from None
 
@@ -270,7 +273,7 @@ def bots_submit(
 @bots_app.command("list")
 def bots_list(db: DbOption = DEFAULT_DB) -> None:
     """List the registered bots."""
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_bots()
     finally:
@@ -432,7 +435,7 @@ def tournament_list(
     A secret seed is shown once the tournament is complete; until then only its
     commitment (SHA-256 of the seed's decimal digits), which the seed will match.
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_tournaments()
     finally:
@@ -464,7 +467,7 @@ def tournament_show(
     check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
     with referee.rules.make_board(SEED, k).
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
     finally:
@@ -518,7 +521,7 @@ def ratings(
     """
     from .reports import head_to_head_json, head_to_head_table, rating_table, ratings_json
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -526,9 +529,16 @@ def ratings(
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
+        unfinished = [t for t in store.list_tournaments() if t.status != "complete"
+                      and (t.name == tournament or (tournament is None and t.ruleset == rs))]
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
+    for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
+        n = len(t.entrants)
+        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
+                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  highlight=False)
     if h2h:
         table = head_to_head_table(rows)
         if as_json:
@@ -578,7 +588,7 @@ def matches(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -614,7 +624,7 @@ def log(
     from .boardview import in_board_suits
     from .store import StoreError
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.deal_records(match_id, board=board)
     except StoreError as e:
@@ -651,7 +661,7 @@ def export(
     """
     from .store import StoreError
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         files = store.export(out, fmt.value)
         hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]

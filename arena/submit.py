@@ -67,6 +67,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         ruleset = t.resolved_ruleset() if t is not None else None
         if console is not None:
             console.print(f"checking {manifest.key} ...")
+        store.release()  # the check takes seconds: let reports read the database meanwhile
         report = check_bot(manifest.folder, ruleset=ruleset, limits=limits)
         if not report.ok:
             reasons = "; ".join(report.problems + report.faults[:3])

@@ -27,7 +27,7 @@ from referee.rules import Ruleset, make_board
 from referee.rules.ruleset import TieRule
 
 from .schedule import missing, schedule, suit_permutation
-from .store import Store, match_id
+from .store import RunLock, Store, match_id
 
 
 #: Finished board pairs are written together at most this often, seconds (each batch one transaction).
@@ -97,9 +97,29 @@ def run(
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
 
+    The run holds the database's :class:`~arena.store.RunLock` throughout, and
+    the database file only while it writes (:meth:`Store.release` after each
+    batch), so reports can read it meanwhile.
+
     Raises:
         TournamentError: unknown tournament or fewer than two entrants.
+        StoreError: another arena is running a tournament in this database.
     """
+    lock = RunLock(store.path) if store.path is not None else None
+    if lock is not None:
+        lock.acquire(tournament)
+    try:
+        return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
+                    on_progress=on_progress, stop=stop, limits=limits)
+    finally:
+        store.release()
+        if lock is not None:
+            lock.release()
+
+
+def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
+         on_progress: Callable[[int, int], None] | None, stop: threading.Event | None,
+         limits: Limits | None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR ...`")
@@ -150,6 +170,7 @@ def run(
         except Interrupted:
             pass
 
+    store.release()  # readers may open the file between batches
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
     futures = [pool.submit(play, pair, bs) for pair, bs in _split(matches, workers, ruleset)]
     done_count = summary.already
@@ -165,6 +186,7 @@ def run(
             # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
             if batch and (finished or time.monotonic() - last_write >= FLUSH_S):
                 store.write_board_pairs(tournament, batch)
+                store.release()
                 summary.played += len(batch)
                 summary.faults += sum(len(r.faults) for _, r in batch)
                 done_count += len(batch)

@@ -11,6 +11,7 @@ import hashlib
 import json
 import random
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -235,16 +236,37 @@ def test_unusable_paths(tmp_path):
         Store.open(tmp_path / "missing.duckdb", read_only=True)
 
 
+_OPEN_IN_CHILD = (
+    "import sys, arena.store as st\n"
+    "st.LOCK_WAIT_S = (float(sys.argv[2]), float(sys.argv[2]))\n"
+    "try:\n    st.Store.open(sys.argv[1], read_only=True).close(); print('opened')\n"
+    "except st.StoreError as e:\n    print(e)\n"
+)
+
+
 def test_database_held_by_another_process(tmp_path):
+    """A file held longer than the wait is an error that says what holds it and what to do."""
     path = tmp_path / "arena.duckdb"
     with Store.open(path):
-        code = (
-            "import sys; from arena.store import Store, StoreError\n"
-            "try:\n    Store.open(sys.argv[1])\nexcept StoreError as e:\n    print(e)\n"
-        )
-        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                             timeout=60)
-    assert "in use by another process" in out.stdout, out.stdout + out.stderr
+        out = subprocess.run([sys.executable, "-c", _OPEN_IN_CHILD, str(path), "0.5"], capture_output=True,
+                             text=True, cwd=ROOT, timeout=60)
+    assert "held by another process for more than 0.5 s" in out.stdout, out.stdout + out.stderr
+    assert "pass another --db path" in out.stdout
+
+
+def test_open_waits_while_another_process_writes(tmp_path):
+    """An open waits for the file while a writer holds it, then succeeds (the arena
+    holds it one batch at a time): here the writer lets go after about a second."""
+    path = tmp_path / "arena.duckdb"
+    s = Store.open(path)
+    child = subprocess.Popen([sys.executable, "-c", _OPEN_IN_CHILD, str(path), "30"], stdout=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+    time.sleep(1.0)  # the child is waiting meanwhile (its answer is checked below, not the time)
+    s.release()
+    out, _ = child.communicate(timeout=60)
+    assert out.strip() == "opened"
+    assert s.list_bots() == []  # the released store reconnects on its next use
+    s.close()
 
 
 def test_other_schema_version_is_refused(tmp_path):
@@ -685,7 +707,7 @@ def test_a_schema_version_1_database_is_upgraded(tmp_path):
     with Store.open(path) as s:
         t = s.get_tournament("club")
         assert (t.seed, t.seed_secret, t.public_seed, t.commitment) == (7, False, 7, seed_commitment(7))
-        assert t.entrants == (A, B) and t.status == "complete" and t.boards_per_pair == 3
+        assert t.entrants == (A, B) and (t.stored_status, t.status) == ("complete", "incomplete") and t.boards_per_pair == 3
         assert s.get_tournament("neg").seed == -5
         assert s.boards("club") == [make_board(7, 0)]
         s.write_board_pair("club", match_id("club", A, B), make_result(get_ruleset("classic"), 0, A, B,

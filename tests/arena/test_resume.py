@@ -75,8 +75,8 @@ def snapshot(db: Path) -> dict[str, list[tuple]]:
 
 
 def stored_pairs(db: Path) -> int:
-    with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute("SELECT count(*) FROM board_pairs").fetchone()[0]
+    with Store.open(db, read_only=True) as s:  # waits while the run writes a batch
+        return s.con.execute("SELECT count(*) FROM board_pairs").fetchone()[0]
 
 
 def run_until_started(db: Path, root: Path, folder: Path) -> tuple[subprocess.Popen, Path, Path]:
@@ -91,13 +91,13 @@ def run_until_started(db: Path, root: Path, folder: Path) -> tuple[subprocess.Po
     return p, out, err
 
 
-def wait_for_writes(db: Path, p: subprocess.Popen, grow: int = 100_000, timeout: float = 20.0) -> None:
-    """Wait until the write-ahead log grew by ``grow`` bytes (some board pairs committed); the
-    database itself cannot be read while the run holds it."""
-    wal = Path(str(db) + ".wal")
-    size = lambda: wal.stat().st_size if wal.exists() else 0  # noqa: E731
-    start_size, end = size(), time.monotonic() + timeout
-    while size() < start_size + grow and p.poll() is None and time.monotonic() < end:
+def wait_for_writes(db: Path, p: subprocess.Popen, at_least: int = 3, timeout: float = 60.0) -> None:
+    """Wait until the run stored ``at_least`` board pairs, read while it runs (it holds
+    the file only while it writes a batch)."""
+    end = time.monotonic() + timeout
+    while stored_pairs(db) < at_least:
+        assert p.poll() is None, "the run ended before it was interrupted"
+        assert time.monotonic() < end, f"fewer than {at_least} board pairs stored after {timeout} s"
         time.sleep(0.05)
 
 
