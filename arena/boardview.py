@@ -88,7 +88,8 @@ def table_view(result: TableResult, *, board_suits: bool = True) -> dict:
 
     Returns:
         A dict with ``table``, ``ns``/``ew`` entrants, ``seats``, ``seat_names``,
-        ``seat_entrants``, ``dealer``, ``turned`` (card), ``relabelled`` (suits shown
+        ``seat_entrants``, ``dealer``, ``turned`` (the card turned up at the deal, §3.1, §7),
+        ``relabelled`` (suits shown
         differ from those played), ``hands`` (per seat, the cards held at the first
         trick, each card with ``trick``: the 1-based trick it was played in, or
         ``None``), ``bidding`` (``{"seat", "text"}`` in order), ``taker``, ``trump``
@@ -146,7 +147,8 @@ def table_view(result: TableResult, *, board_suits: bool = True) -> dict:
     return {
         "table": result.table, "ns": result.ns, "ew": result.ew, "seats": n, "seat_names": list(names),
         "team_names": list(team_names(n)), "seat_entrants": [entrants[s % 2] for s in range(n)],
-        "dealer": record.dealer, "turned": card_json(state.turned), "relabelled": relabelled,
+        "dealer": record.dealer,
+        "turned": card_json(record.deck[sum(record.ruleset.first_packets) * n]), "relabelled": relabelled,
         "permutation": list(perm), "hands": hands, "bidding": bidding, "taker": state.taker, "trump": trump,
         "declarations": [{"seat": s, "name": names[s], "text": ", ".join(map(str, d))}
                          for s, d in enumerate(state.declared) if d],

@@ -22,8 +22,8 @@ from ..reports import head_to_head_json, head_to_head_table, rating_table, ratin
 from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
-    "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "tournament",
-    "tournaments",
+    "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "rate_of",
+    "tournament", "tournaments",
 ]
 
 #: Writes looked at to measure a running tournament's speed, seconds before its newest write.
@@ -260,7 +260,18 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
     }
 
 
-def progress(store: Store, name: str, now: datetime | None = None) -> dict:
+def rate_of(batches: list[tuple[datetime, int]]) -> float | None:
+    """Board pairs per second of a run of writes ``(written_at, board pairs)``, oldest
+    first: the board pairs written after the first write over the time since it (the
+    first write's board pairs were played before it, at an unknown pace). ``None`` with
+    fewer than two writes."""
+    if len(batches) < 2:
+        return None
+    span = (batches[-1][0] - batches[0][0]).total_seconds()
+    return sum(n for _, n in batches[1:]) / span if span > 0 else None
+
+
+def progress(store: Store, name: str) -> dict:
     """How far a tournament is: board pairs stored of expected, speed, ETA and the
     standings so far.
 
@@ -276,11 +287,7 @@ def progress(store: Store, name: str, now: datetime | None = None) -> dict:
     """
     info = tournament(store, name)
     batches = store.write_batches(name, RATE_WINDOW_S)
-    rate = None
-    if len(batches) >= 2:
-        span = (batches[-1][0] - batches[0][0]).total_seconds()
-        if span > 0:
-            rate = sum(n for _, n in batches[1:]) / span
+    rate = rate_of(batches)
     left = info["board_pairs_total"] - info["board_pairs"]
     eta = left / rate if rate and info["status"] == "running" and left > 0 else None
     board = leaderboard(store, name)

@@ -11,6 +11,8 @@ import re
 import shutil
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
@@ -23,6 +25,16 @@ from .conftest import ARENA, DEMO, DEMO_BOARDS, Page, ratings_cli
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+def exists(url: str) -> bool:
+    """Whether GET ``url`` answers 200 (404: not yet)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status == 200
+    except urllib.error.HTTPError as e:
+        assert e.code == 404, e
+        return False
 
 
 def first_match(db: Path) -> str:
@@ -182,8 +194,8 @@ def test_unknown_ids_give_a_404_page(browser, server):
 
 def test_live_progress_moves_while_a_tournament_runs(browser, server, demo_db):
     """A tournament run in another process: its live page (opened once, never reloaded)
-    counts up the stored board pairs, then shows it complete with 12 of 12."""
-    boards = 12
+    counts up the stored board pairs, then shows it complete with 20 of 20."""
+    boards = 20
     run = subprocess.Popen([ARENA, "tournament", "run", "live", "--bots", str(REPO / "sample_bots" / "random"),
                             "--bots", str(REPO / "sample_bots" / "greedy"), "--boards", str(boards),
                             "--seed", "7", "--db", str(demo_db)],
@@ -191,13 +203,11 @@ def test_live_progress_moves_while_a_tournament_runs(browser, server, demo_db):
     tab = Page(browser, server.url)
     try:
         deadline = time.monotonic() + 60
-        while True:  # the tournament exists once the writer has created it
-            response = tab.goto("/tournaments/live/live")
-            if response.status == 200:
-                break
+        while not exists(server.url + "/api/tournaments/live"):  # once the writer has created it
             assert run.poll() is None or run.returncode == 0, run.stderr.read()
             assert time.monotonic() < deadline, "the tournament was not created within 60 s"
             time.sleep(0.2)
+        assert tab.goto("/tournaments/live/live").status == 200
         page = tab.page
         page.evaluate("window.__notReloaded = true")
         first = int(page.locator("#stored").inner_text())
