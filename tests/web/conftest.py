@@ -25,12 +25,23 @@ INSTALL = ("the browser tests drive the system's Chromium: install it with `apt-
 
 
 def chromium_path() -> str | None:
-    """The system Chromium's executable (``ARENA_CHROMIUM`` first), or ``None``."""
-    for candidate in (os.environ.get("ARENA_CHROMIUM"), "/usr/lib/chromium/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
+    """The system Chromium's executable, or ``None``: ``ARENA_CHROMIUM`` if set (and only
+    it), else Debian's ``/usr/lib/chromium/chromium`` or ``chromium`` on the PATH."""
+    given = os.environ.get("ARENA_CHROMIUM")
+    candidates = [given] if given else ["/usr/lib/chromium/chromium", shutil.which("chromium"),
+                                        shutil.which("chromium-browser")]
+    for candidate in candidates:
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def require_chromium() -> str:
+    """The Chromium to drive; a missing one FAILS the test (never a skip), saying how to install it."""
+    path = chromium_path()
+    if path is None:
+        pytest.fail(INSTALL, pytrace=False)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -87,9 +98,7 @@ def server(demo_db):
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium: the system's browser (never a downloaded one). Missing: the tests fail."""
-    path = chromium_path()
-    if path is None:
-        pytest.fail(INSTALL, pytrace=False)
+    path = require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

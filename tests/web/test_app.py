@@ -21,7 +21,7 @@ from arena.web import views
 
 from tests.arena.conftest import cli, output
 
-from .conftest import DEMO, DEMO_BOARDS, ratings_cli
+from .conftest import DEMO, DEMO_BOARDS, INSTALL, ratings_cli, require_chromium
 
 WEB = Path(views.__file__).resolve().parent
 
@@ -202,3 +202,10 @@ def test_serve_refuses_a_port_in_use_and_a_missing_database(demo_db, tmp_path):
     assert f"cannot listen on 127.0.0.1:{port}" in output(r) and "another --port" in output(r)
     r = cli("serve", "--db", tmp_path / "none.duckdb")
     assert r.exit_code == 1 and "no results database" in output(r)
+
+
+def test_a_missing_chromium_fails_the_browser_tests_saying_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARENA_CHROMIUM", str(tmp_path / "no-chromium"))
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_chromium()
+    assert "apt-get install -y chromium" in str(failed.value) and str(failed.value) == INSTALL
