@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
-from .store import BoardPairRows, Tournament
+from .store import BoardPairRows, MatchSummary, Tournament
 
 
 @dataclass(frozen=True)
@@ -79,15 +79,30 @@ def head_to_head_json(table: list[HeadToHead]) -> list[dict]:
              "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]
 
 
+def entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
+
+
 def tournament_json(t: Tournament) -> dict:
     """A tournament as ``arena tournament show --json`` prints it: the seed (decimal
     text) only once it may be shown, else ``None``; ``board_pairs`` stored of
-    ``board_pairs_total`` (boards per pair × pairs of entrants)."""
+    ``board_pairs_total`` (boards per pair × pairs of entrants); entrants as
+    :func:`entrant_json`."""
     n = len(t.entrants)
     return {
         "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
-        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "entrants": [entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
         "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
         "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
     }
+
+
+def match_json(m: MatchSummary) -> dict:
+    """A match summary as ``arena matches --json`` prints it: the :class:`MatchSummary`
+    fields, entrants as :func:`entrant_json`, and ``mean_margin`` (A's duplicate margin
+    per board, one decimal)."""
+    return {**m.__dict__, "entrant_a": entrant_json(m.entrant_a), "entrant_b": entrant_json(m.entrant_b),
+            "mean_margin": round(m.mean_margin, 1)}

@@ -10,8 +10,10 @@ conventions are documented there). A :class:`Store` wraps one connection:
   (:attr:`Tournament.public_seed`) and :meth:`Store.export` writes it, and the
   ``boards`` it deals, only once the tournament is complete. Its commitment
   (``arena.schedule.seed_commitment``) is public from the start.
-- **Schema versions**: a version 1 database (``BIGINT`` seeds) is upgraded to
-  version 2 when it is opened for writing (:func:`_upgrade_1_to_2`).
+- **Schema versions**: an older database is upgraded when it is opened for
+  writing: version 1 (``BIGINT`` seeds) to 2 (:func:`_upgrade_1_to_2`), 2 to 3
+  (``board_pairs.outcome_a``, :func:`_upgrade_2_to_3`). The views of
+  ``arena/views.sql`` are made after any upgrade.
 - **Results**: :meth:`Store.write_board_pair` writes one
   :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
   ``deals`` rows, every ``actions`` row and every ``faults`` row (and the
@@ -92,8 +94,8 @@ __all__ = [
     "split_entrant",
 ]
 
-#: The layout version of ``schema.sql``; version 1 is upgraded on open, any other is refused.
-SCHEMA_VERSION = 2
+#: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
+SCHEMA_VERSION = 3
 
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
@@ -394,7 +396,9 @@ class Tournament:
 @dataclass(frozen=True)
 class MatchSummary:
     """One match summed over its stored board pairs (points in game points;
-    ``total_margin`` = ``points_a`` − ``points_b``, A's duplicate margin summed)."""
+    ``total_margin`` = ``points_a`` − ``points_b``, A's duplicate margin summed;
+    ``wins_a``/``draws``/``losses_a``: A's board-pair results as ratings count
+    them, ``board_pairs.outcome_a``: a forfeit loses whatever the margin)."""
 
     match_id: str
     tournament: str
@@ -408,6 +412,14 @@ class MatchSummary:
     forfeits_a: int
     forfeits_b: int
     faults: int
+    wins_a: int = 0
+    draws: int = 0
+    losses_a: int = 0
+
+    @property
+    def mean_margin(self) -> float:
+        """A's duplicate margin per board pair, game points."""
+        return self.total_margin / self.boards if self.boards else 0.0
 
 
 @dataclass(frozen=True)
@@ -504,7 +516,7 @@ _TS = pa.timestamp("us")
 
 _BOARD_PAIRS = pa.schema([
     ("match_id", _STR), ("board", _I32), ("points_a", _I32), ("points_b", _I32), ("margin", _I32),
-    ("forfeit_a", _BOOL), ("forfeit_b", _BOOL), ("written_at", _TS),
+    ("forfeit_a", _BOOL), ("forfeit_b", _BOOL), ("written_at", _TS), ("outcome_a", _STR),
 ])
 _DEALS = pa.schema(
     [("match_id", _STR), ("board", _I32), ("table_no", _I32), ("ns_entrant", _STR), ("ew_entrant", _STR),
@@ -551,8 +563,8 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def _schema_sql() -> str:
-    return resources.files("arena").joinpath("schema.sql").read_text(encoding="utf-8")
+def _schema_sql(name: str = "schema.sql") -> str:
+    return resources.files("arena").joinpath(name).read_text(encoding="utf-8")
 
 
 def _entrant_parts(entrant: str | tuple[str, str]) -> tuple[str, str]:
@@ -635,15 +647,19 @@ class Store:
             if not rows and not read_only:
                 con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
                 rows = [(SCHEMA_VERSION,)]
-            if rows and rows[0][0] == 1:
+            if rows and rows[0][0] in (1, 2):
                 if read_only:
                     con.close()
                     raise StoreError(
-                        f"{p} was written by an older arena (schema version 1): open it once for writing "
-                        "(e.g. `arena tournament run NAME --db PATH`) to upgrade it to version 2"
+                        f"{p} was written by an older arena (schema version {rows[0][0]}): open it once for "
+                        f"writing (e.g. `arena tournament run NAME --db PATH`) to upgrade it to version {SCHEMA_VERSION}"
                     )
-                _upgrade_1_to_2(con)
-                rows = [(2,)]
+                if rows[0][0] == 1:
+                    _upgrade_1_to_2(con)
+                _upgrade_2_to_3(con)
+                rows = [(SCHEMA_VERSION,)]
+            if not read_only:
+                con.execute(_schema_sql("views.sql"))
         except duckdb.CatalogException:
             con.close()
             raise StoreError(
@@ -1255,7 +1271,8 @@ class Store:
             SELECT m.match_id, m.tournament, m.entrant_a, m.entrant_b, m.ruleset,
                    count(*), sum(p.points_a), sum(p.points_b), sum(p.margin),
                    count(*) FILTER (WHERE p.forfeit_a), count(*) FILTER (WHERE p.forfeit_b),
-                   coalesce(any_value(f.n), 0)
+                   coalesce(any_value(f.n), 0), count(*) FILTER (WHERE p.outcome_a = 'win'),
+                   count(*) FILTER (WHERE p.outcome_a = 'draw'), count(*) FILTER (WHERE p.outcome_a = 'loss')
             FROM matches m JOIN board_pairs p USING (match_id) LEFT JOIN f USING (match_id)
             WHERE (?::VARCHAR IS NULL OR m.tournament = ?)
               AND (?::VARCHAR IS NULL OR ? IN (m.entrant_a, m.entrant_b)
@@ -1500,7 +1517,24 @@ def _upgrade_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"INSERT INTO {table} FROM _v1_{table}")
             con.execute(f"DROP TABLE _v1_{table}")
         con.execute("DROP TABLE _v1_tournaments")
-        con.execute("UPDATE schema_version SET version = 2")
+        con.execute("UPDATE schema_version SET version = 2")  # then 3: _upgrade_2_to_3
+        con.commit()
+    except BaseException:
+        _rollback(con)
+        raise
+
+
+def _upgrade_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 2 database to version 3, in one transaction: add
+    ``board_pairs.outcome_a`` (A's win, draw or loss as ratings count it, RULES.md
+    §8: a forfeit loses whatever the margin) and fill it from the stored rows."""
+    con.begin()
+    try:
+        con.execute("ALTER TABLE board_pairs ADD COLUMN outcome_a VARCHAR")
+        con.execute("""UPDATE board_pairs SET outcome_a = CASE
+                         WHEN forfeit_a AND forfeit_b THEN 'draw' WHEN forfeit_a THEN 'loss' WHEN forfeit_b THEN 'win'
+                         WHEN margin > 0 THEN 'win' WHEN margin < 0 THEN 'loss' ELSE 'draw' END""")
+        con.execute("UPDATE schema_version SET version = 3")
         con.commit()
     except BaseException:
         _rollback(con)
@@ -1582,7 +1616,7 @@ def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table
         for name, value in (
             ("match_id", mid), ("board", r.board), ("points_a", r.points_a), ("points_b", r.points_b),
             ("margin", r.margin), ("forfeit_a", bool(r.forfeit_a)), ("forfeit_b", bool(r.forfeit_b)),
-            ("written_at", now),
+            ("written_at", now), ("outcome_a", r.outcome_a),
         ):
             b_cols[name].append(value)
         for t in sorted(r.tables, key=lambda t: t.table):

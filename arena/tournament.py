@@ -13,6 +13,7 @@ table is carried on from the stored boards).
 from __future__ import annotations
 
 import queue
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -122,12 +123,12 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
          limits: Limits | None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
-        raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR ...`")
+        raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
     ruleset: Ruleset = t.resolved_ruleset()
     entrants = entrants_of(store, tournament)
     if len(entrants) < 2:
         raise TournamentError(
-            f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {tournament}`")
+            f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {shlex.quote(tournament)}`")
     seed, n_boards = t.seed, t.boards_per_pair
     by_key = {e.key: e for e in entrants}
     jobs = schedule([e.key for e in entrants], n_boards, seed)

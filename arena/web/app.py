@@ -72,6 +72,11 @@ Suits = Annotated[Literal["board", "table"], Query(
     description="board: table 2 in the board's own suits; table: in the suits it was played with")]
 
 
+def _entrant(e) -> str:
+    """``name@version`` of an entrant given as JSON (``{"name", "version"}``) or as its key."""
+    return f"{e['name']}@{e['version']}" if isinstance(e, dict) else str(e)
+
+
 def _signed(x) -> str:
     return "–" if x is None else f"{x:+.0f}"
 
@@ -108,7 +113,8 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
     app.state.db = db
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, pct=_pct, seconds=_seconds)
+    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, pct=_pct, seconds=_seconds,
+                                 entrant=_entrant)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     @app.middleware("http")

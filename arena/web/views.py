@@ -18,7 +18,9 @@ from datetime import datetime
 from referee.rules import RecordError
 
 from ..boardview import table_view
-from ..reports import head_to_head_json, head_to_head_table, rating_table, ratings_json, tournament_json
+from ..reports import (
+    head_to_head_json, head_to_head_table, match_json, rating_table, ratings_json, tournament_json,
+)
 from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
@@ -145,20 +147,20 @@ def head_to_head(store: Store, name: str, order: list[str] | None = None) -> dic
 
 def matches(store: Store, name: str) -> list[dict]:
     """The tournament's matches with a stored board pair, as ``arena matches --json``
-    prints them (A's points, B's points, A's total margin, forfeits, faults).
+    prints them (A's W-D-L, points, B's points, A's total and mean margin, forfeits, faults).
 
     Raises:
         NotFound: no tournament of that name.
     """
     tournament(store, name)
-    return [dict(m.__dict__) for m in store.matches(tournament=name)]
+    return [match_json(m) for m in store.matches(tournament=name)]
 
 
 def _match_summary(store: Store, match_id: str) -> dict:
     tname, _, _ = match_id.partition("/")
     for m in store.matches(tournament=tname):
         if m.match_id == match_id:
-            return dict(m.__dict__)
+            return match_json(m)
     raise NotFound(f"there is no match {match_id!r} with a stored board")
 
 

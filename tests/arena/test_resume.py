@@ -122,7 +122,10 @@ def test_resume_after_sigkill(template):
     p, out, err = run_until_started(kdb, root, kdb.parent)
     wait_for_writes(kdb, p)
     time.sleep(random.uniform(0.0, 1.0))
-    assert procs_under(root), "no bot process found under the tmp folder: the scan would prove nothing"
+    end = time.monotonic() + 30  # between two matches no bot runs: wait for the next one's (a condition, not a time)
+    while not procs_under(root):
+        assert p.poll() is None and time.monotonic() < end, "no bot process found: the scan would prove nothing"
+        time.sleep(0.02)
     os.kill(p.pid, signal.SIGKILL)  # only the arena process: its bots must die with it (PDEATHSIG)
     assert p.wait(timeout=10) == -signal.SIGKILL
     left = wait_no_procs(root)
