@@ -1409,15 +1409,11 @@ class Store:
     def slowest_decisions(self, bot: str, limit: int = 10) -> list[SlowDecision]:
         """A bot's slowest decisions (wall ms of the call, slowest first) over every
         stored board, ``bot`` being ``"name"`` or ``"name@version"``; the referee's own
-        actions (0 ms) are left out. The seat's entrant is its team's: seats 0 and 2 hold
-        ``ns_entrant`` (two players: seat 0), seats 1 and 3 ``ew_entrant``."""
+        actions (0 ms) are left out. Read from the view ``entrant_actions`` (views.sql)."""
         rows = self._query(
-            """WITH a AS (
-                   SELECT a.match_id, a.board, a.table_no, a.idx, a.seat,
-                          CASE WHEN a.seat % 2 = 0 THEN d.ns_entrant ELSE d.ew_entrant END AS entrant,
-                          a.kind, a.value, a.ms, a.fault
-                   FROM actions a JOIN deals d USING (match_id, board, table_no) WHERE a.ms > 0)
-               SELECT * FROM a WHERE entrant = ? OR regexp_replace(entrant, '@[^@]*$', '') = ?
+            """SELECT match_id, board, table_no, idx, seat, entrant, kind, value, ms, fault
+               FROM entrant_actions
+               WHERE ms > 0 AND (entrant = ? OR regexp_replace(entrant, '@[^@]*$', '') = ?)
                ORDER BY ms DESC, match_id, board, table_no, idx LIMIT ?""",
             [bot, bot, max(0, int(limit))],
         )
