@@ -25,7 +25,7 @@ from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
     "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "rate_of",
-    "tournament", "tournaments",
+    "rating_history", "tournament", "tournaments",
 ]
 
 #: Writes looked at to measure a running tournament's speed, seconds before its newest write.
@@ -220,13 +220,14 @@ def board(store: Store, match_id: str, number: int, *, board_suits: bool = True)
 
 
 def bot(store: Store, name: str, slowest: int = 10) -> dict:
-    """A bot: its versions, its rating in each tournament it entered (oldest first),
-    its faults by kind and its slowest decisions.
+    """A bot: its versions, its rating in each tournament it entered (oldest first) and
+    how it settled there, its faults by kind and its slowest decisions.
 
     Returns:
         ``{"name", "versions": [{version, author, content_hash, submitted_at}],
         "ratings": [{tournament, created_at, status, entrant, rank, of, elo, ci_low,
-        ci_high, boards}], "faults": [{entrant, kind, count}], "slowest": [...]}``.
+        ci_high, boards}], "history": [rating_history(...) per rated entry],
+        "faults": [{entrant, kind, count}], "slowest": [...]}``.
 
     Raises:
         NotFound: no bot of that name.
@@ -257,9 +258,65 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
         "versions": [{"version": b.version, "author": b.author, "content_hash": b.content_hash,
                       "submitted_at": str(b.submitted_at)[:19]} for b in versions],
         "ratings": history,
+        "history": [rating_history(store, h["tournament"], h["entrant"]) for h in history if h["boards"]],
         "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
         "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest)],
     }
+
+
+#: Points of a rating history (standings after this many writes, evenly spread).
+HISTORY_POINTS = 12
+
+
+def rating_history(store: Store, tournament: str, entrant: str, points: int = HISTORY_POINTS) -> dict:
+    """How an entrant's rating settled in a tournament: its Elo and 95% interval in the
+    standings after up to ``points`` writes of board pairs, evenly spread, the last one
+    the latest (standings that cannot be fitted yet, e.g. groups that have not met, are
+    left out).
+
+    Returns:
+        ``{"tournament", "entrant", "points": [{"board_pairs", "written_at", "elo",
+        "ci_low", "ci_high"}], "chart": {...}}``: ``board_pairs`` stored in the
+        tournament by then; ``chart`` the SVG geometry of the series (``line``: polyline
+        points, ``band``: polygon points of the interval, in a 300×80 box).
+    """
+    name, version = split_entrant(entrant)
+    writes = store.write_times(tournament)
+    if len(writes) > points:
+        step = (len(writes) - 1) / (points - 1)
+        writes = [writes[round(k * step)] for k in range(points)]
+    out = []
+    for written_at, n in writes:
+        try:
+            table = rating_table(store.board_pair_results(tournament=tournament, until=written_at))
+        except ValueError:
+            continue
+        row = next((r for r in ratings_json(table) if r["name"] == name and r["version"] == version), None) \
+            if table is not None else None
+        if row is not None:
+            out.append({"board_pairs": n, "written_at": str(written_at)[:19], "elo": row["elo"],
+                        "ci_low": row["ci_low"], "ci_high": row["ci_high"]})
+    return {"tournament": tournament, "entrant": entrant, "points": out, "chart": _chart(out)}
+
+
+def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> dict | None:
+    """SVG geometry of a rating series: x by board pairs stored, y by Elo (top = high)."""
+    if not points:
+        return None
+    lo = min(p["ci_low"] for p in points)
+    hi = max(p["ci_high"] for p in points)
+    n0, n1 = points[0]["board_pairs"], points[-1]["board_pairs"]
+
+    def x(p: dict) -> float:
+        return round(width * (p["board_pairs"] - n0) / (n1 - n0), 1) if n1 > n0 else width / 2
+
+    def y(v: float) -> float:
+        return round(height - height * (v - lo) / (hi - lo), 1) if hi > lo else height / 2
+
+    line = " ".join(f"{x(p)},{y(p['elo'])}" for p in points)
+    band = " ".join([f"{x(p)},{y(p['ci_high'])}" for p in points]
+                    + [f"{x(p)},{y(p['ci_low'])}" for p in reversed(points)])
+    return {"width": width, "height": height, "line": line, "band": band, "lo": lo, "hi": hi}
 
 
 def rate_of(batches: list[tuple[datetime, int]]) -> float | None:

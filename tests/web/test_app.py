@@ -209,3 +209,29 @@ def test_a_missing_chromium_fails_the_browser_tests_saying_how_to_install_it(mon
     with pytest.raises(pytest.fail.Exception) as failed:
         require_chromium()
     assert "apt-get install -y chromium" in str(failed.value) and str(failed.value) == INSTALL
+
+
+def test_text_from_the_url_and_the_store_is_escaped(client):
+    """A name in the URL comes back as text, never as markup (Jinja2 autoescape)."""
+    r = client.get("/tournaments/" + quote("<script>alert(1)</script>", safe=""))
+    assert r.status_code == 404
+    assert "<script>alert(1)" not in r.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
+
+
+def test_rating_history_ends_on_the_current_rating(client, demo_db):
+    """The bot page's history: standings after each write of board pairs (up to 12), the
+    last being today's `arena ratings` row; `board_pair_results(until=...)` holds exactly
+    the board pairs written by then."""
+    with Store.open(demo_db, read_only=True) as s:
+        writes = s.write_times(DEMO)
+        assert writes[-1][1] == 12 and [n for _, n in writes] == sorted({n for _, n in writes})
+        for t, n in writes:
+            assert len(s.board_pair_results(tournament=DEMO, until=t)) == n
+    b = client.get("/api/bots/greedy").json()
+    h = next(x for x in b["history"] if x["tournament"] == DEMO)
+    want = next(r for r in ratings_cli(demo_db) if r["name"] == "greedy")
+    last = h["points"][-1]
+    assert last["board_pairs"] == 12
+    assert (last["elo"], last["ci_low"], last["ci_high"]) == (want["elo"], want["ci_low"], want["ci_high"])
+    assert [p["board_pairs"] for p in h["points"]] == sorted(p["board_pairs"] for p in h["points"])
+    assert h["chart"]["line"].count(",") == len(h["points"])
