@@ -6,17 +6,20 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import shlex
 import sys
 import signal
 import threading
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -29,6 +32,62 @@ from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_r
 from .render import render_deal
 from .schedule import new_seed
 
+def _metavar(param) -> str:
+    """The placeholder shown for a parameter, in one style: FILE, FOLDER, NAME, MATCH,
+    N, MS, MIB, S; nothing for a flag; a short choice list, else a word (the choices
+    go into the help text)."""
+    name, desc = param.name or "", param.type_descriptor
+    kind = desc.annotation
+    if typing.get_origin(kind) is list:
+        kind = typing.get_args(kind)[0]
+    if getattr(param, "is_flag", False) or kind is bool:
+        return ""
+    if desc.is_choice:
+        values = [str(getattr(c, "value", c)) for c in desc.choices or ()]
+        if len("|".join(values)) <= 16:
+            return "|".join(values)
+        if param.help and "one of:" not in param.help:
+            param.help += f"; one of: {', '.join(values)}"
+        return name.upper().replace("_", "-")
+    if kind is Path:
+        return "FILE" if name in ("db", "file") else "FOLDER" if name in ("out", "folder", "bots", "bot") else "PATH"
+    if kind is int:
+        return "MS" if name.endswith("_ms") else "MIB" if name.endswith("_mib") else "S" if name.endswith("_s") else "N"
+    if kind is float:
+        return "X"
+    return {"match_id": "MATCH", "name": "NAME", "tournament": "NAME", "bots": "BOT", "bot": "BOT",
+            "file": "FILE"}.get(name, "TEXT")
+
+
+def _tidy(command, ctx) -> None:
+    """Give each parameter of ``command`` (and its help option) a placeholder in one style
+    (:func:`_metavar`) unless it names its own: typer's default shows Python types
+    (``<list[Path]>``, ``<bool>``, ``{folder}``)."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if param is None:
+            continue
+        if param.metavar is None:
+            param.metavar = _metavar(param)
+        if param.param_type_name == "argument":  # the placeholder says it: no "<str>" column
+            param.display_type_rich = lambda ctx=None: None
+        if (getattr(param, "max", None) or 0) > 2**64:  # a 78-digit bound helps nobody: the help says "256 bits"
+            param._get_number_range_help_str = lambda: None
+
+
+class _Group(TyperGroup):
+    """A command group whose commands show placeholders in one style (:func:`_tidy`)."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _tidy(command, ctx)
+        return command
+
+    def get_params(self, ctx):
+        _tidy(self, ctx)
+        return super().get_params(ctx)
+
+
 DEFAULT_DB = Path("results/arena.duckdb")
 
 app = typer.Typer(
@@ -38,9 +97,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=_Group,
 )
-bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
-tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True)
+bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True, cls=_Group)
+tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True,
+                             cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 # Piped or captured output is not cut to 80 columns: tables and messages stay whole.
@@ -53,6 +114,12 @@ class RulesetName(str, Enum):
     strict = "strict"
     all_trumps = "all-trumps"
     two_player = "two-player"
+
+
+def did_you_mean(given: str, known) -> str:
+    """``": did you mean 'x'?"`` for the closest known name, or ``""``."""
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
 
 
 class ExportFormat(str, Enum):
@@ -189,7 +256,8 @@ def replay(
 
 @app.command()
 def match(
-    bots: Annotated[list[str], typer.Option("--bot", help="a bot folder (with bot.toml) or host:port; give two")],
+    bots: Annotated[list[str], typer.Option(
+        "--bot", "--bots", help="a bot folder (with bot.toml) or host:port; give two")],
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
@@ -333,7 +401,8 @@ def bots_list(
 @tournament_app.command("run")
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
-    bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
+    bots: Annotated[list[Path] | None, typer.Option(
+        "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
     seed: Annotated[int | None, typer.Option(
@@ -519,10 +588,11 @@ def tournament_show(
     store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
+        names = [] if t is not None else [x.name for x in store.list_tournaments()]
     finally:
         store.close()
     if t is None:
-        raise fail(f"no tournament {name!r} in {db}: see `arena tournament list`")
+        raise fail(f"no tournament {name!r} in {db}{did_you_mean(name, names)}: see `arena tournament list`")
     info = _tournament_json(t)
     if as_json:
         print(json.dumps(info))
@@ -573,7 +643,8 @@ def ratings(
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if tournament is not None and ruleset is not None:
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
@@ -640,9 +711,12 @@ def matches(
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if bot is not None and bot not in {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}:
-            raise fail(f"no bot {bot!r} in {db}: see `arena bots list` (give a name or name@version)")
+            known = {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}
+            raise fail(f"no bot {bot!r} in {db}{did_you_mean(bot, known)}: see `arena bots list` "
+                       "(give a name or name@version)")
         rows = store.matches(tournament=tournament, bot=bot)
     finally:
         store.close()

@@ -71,6 +71,8 @@ def load_manifest(folder: str | Path) -> Manifest:
     """
     folder = Path(folder).resolve()
     path = folder / "bot.toml"
+    if not folder.exists():
+        raise ManifestError(f"{folder} does not exist: give the bot's folder (the one holding bot.toml)")
     if not folder.is_dir():
         raise ManifestError(f"{folder} is not a folder: give the bot's folder (the one holding bot.toml)")
     try:

@@ -48,7 +48,7 @@ def test_bot_folder_without_manifest(tmp_path):
     r = cli("bots", "submit", tmp_path / "bot", "--db", tmp_path / "a.duckdb")
     refused(r, "bot.toml")
     r = cli("tournament", "run", "t", "--bots", tmp_path / "missing", "--db", tmp_path / "a.duckdb")
-    refused(r, "not a folder")
+    refused(r, "missing does not exist")
 
 
 def test_manifest_missing_field(tmp_path):
