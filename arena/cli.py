@@ -837,8 +837,8 @@ def export(
 @app.command()
 def serve(
     db: DbOption = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="address to listen on; another than 127.0.0.1 shows the results "
-                                      "to anyone who can reach it")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="address to listen on; another than 127.0.0.1 "
+                                      "shows the results to anyone who can reach it")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
 ) -> None:
     """Show the results in a web browser: tournaments, leaderboards, head-to-head grids,
