@@ -11,11 +11,11 @@ stored outcome (contract, score, capot, litige pot; RULES.md §6.2, §6.3).
 from __future__ import annotations
 
 from referee.records import TableResult
-from referee.rules import Bid, Card, DealRecord, NameTrump, Play, SchmeissAnswer, relabel, replay
+from referee.rules import Bid, Card, DealRecord, NameTrump, SchmeissAnswer, relabel, replay
 from referee.rules.actions import action_from_json
 from referee.rules.cards import CARD_TEXT, cards_of
 
-__all__ = ["card_json", "in_board_suits", "relabel_action_json", "seat_names", "table_view"]
+__all__ = ["card_json", "in_board_suits", "relabel_action_json", "seat_names", "table_view", "team_names"]
 
 _SUITS = "SHDC"
 _SYMBOLS = "♠♥♦♣"

@@ -81,10 +81,6 @@ def _signed(x) -> str:
     return "–" if x is None else f"{x:+.0f}"
 
 
-def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
-
-
 def _seconds(x) -> str:
     if x is None:
         return "–"
@@ -113,7 +109,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
     app.state.db = db
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, pct=_pct, seconds=_seconds,
+    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds,
                                  entrant=_entrant)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
