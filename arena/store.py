@@ -100,6 +100,7 @@ SCHEMA_VERSION = 3
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
+    "sprt_tests",
 )
 
 #: How long an open waits for another process to let go of the database file, seconds:
@@ -1223,18 +1224,15 @@ class Store:
         return rows[0][0] if rows else 0
 
     # ----------------------------------------------------------------- reading
-    def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None,
-                           until: datetime | None = None) -> BoardPairRows:
+    def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None) -> BoardPairRows:
         """Every stored board pair as columns (for ratings), optionally only one
-        tournament's and/or one ruleset's, and only those written at or before ``until``
-        (naive UTC; the standings at that time). Never mix rulesets in one rating list.
+        tournament's and/or one ruleset's. Never mix rulesets in one rating list.
         ``entrants`` are those with a stored board pair (a match just begun adds none)."""
         where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
-        params = [until, until, tournament, tournament, ruleset, ruleset]
+        params = [tournament, tournament, ruleset, ruleset]
         with_ = f"""
-            WITH p AS (SELECT * FROM board_pairs WHERE ?::TIMESTAMP IS NULL OR written_at <= ?),
-            m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}
-                       AND match_id IN (SELECT match_id FROM p)),
+            WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}
+                       AND match_id IN (SELECT match_id FROM board_pairs)),
             e AS (SELECT entrant, (row_number() OVER (ORDER BY entrant) - 1)::BIGINT AS i
                   FROM (SELECT entrant_a AS entrant FROM m UNION SELECT entrant_b FROM m))
         """
@@ -1245,7 +1243,7 @@ class Store:
                 with_ + """
                 SELECT ea.i AS a, eb.i AS b, p.board::BIGINT AS board, p.margin::BIGINT AS margin,
                        p.forfeit_a, p.forfeit_b
-                FROM p JOIN m USING (match_id)
+                FROM board_pairs p JOIN m USING (match_id)
                 JOIN e ea ON ea.entrant = m.entrant_a JOIN e eb ON eb.entrant = m.entrant_b
                 """,
                 params,
@@ -1421,18 +1419,6 @@ class Store:
             [bot, bot, max(0, int(limit))],
         )
         return [SlowDecision(*r) for r in rows]
-
-    def write_times(self, tournament: str) -> list[tuple[datetime, int]]:
-        """``(written_at, board pairs written by then)`` of every write of the tournament's
-        board pairs, oldest first (a write is one :meth:`write_board_pairs` call)."""
-        return [
-            (t, int(n)) for t, n in self._query(
-                """SELECT written_at, sum(count(*)) OVER (ORDER BY written_at)
-                   FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?
-                   GROUP BY written_at ORDER BY written_at""",
-                [tournament],
-            )
-        ]
 
     def write_batches(self, tournament: str, window_s: float = 60.0) -> list[tuple[datetime, int]]:
         """``(written_at, board pairs)`` of each write of the tournament's board pairs in

@@ -77,6 +77,11 @@ def _entrant(e) -> str:
     return f"{e['name']}@{e['version']}" if isinstance(e, dict) else str(e)
 
 
+def _elo(x) -> str:
+    """An Elo for a page: one decimal, ``…`` for an open end (a one-sided bound)."""
+    return "…" if x is None else f"{x:.1f}"
+
+
 def _signed(x) -> str:
     return "–" if x is None else f"{x:+.0f}"
 
@@ -109,7 +114,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
     app.state.db = db
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds,
+    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
                                  entrant=_entrant)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 

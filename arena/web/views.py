@@ -19,7 +19,8 @@ from referee.rules import RecordError
 
 from ..boardview import table_view
 from ..reports import (
-    head_to_head_json, head_to_head_table, match_json, rating_table, ratings_json, tournament_json,
+    field_scores, head_to_head_json, head_to_head_table, history_rows, json_number, match_json,
+    rating_history as history_of, rating_table, ratings_json, tournament_json,
 )
 from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
@@ -79,22 +80,21 @@ def leaderboard(store: Store, name: str) -> dict:
         table = rating_table(rows)
     except ValueError as e:
         return {"ratings": [], "faults": faults, "bars": [], "error": str(e), "range": None}
-    out = ratings_json(table) if table is not None else []
+    out = ratings_json(table, field_scores(store, tournament=name)) if table is not None else []
     bars = []
+    lo = hi = None
     if out:
-        lo = min(r["ci_low"] for r in out)
-        hi = max(r["ci_high"] for r in out)
+        # an open end (an entrant at 100% or 0%: one-sided bound) is drawn to the edge
+        lo = min(r["ci_low"] if r["ci_low"] is not None else r["elo"] for r in out)
+        hi = max(r["ci_high"] if r["ci_high"] is not None else r["elo"] for r in out)
         span = (hi - lo) or 1.0
 
-        def at(x: float) -> float:
-            return round(100.0 * (x - lo) / span, 2)
+        def at(x: float | None, edge: float) -> float:
+            return edge if x is None else round(100.0 * (x - lo) / span, 2)
 
-        bars = [{"lo": at(r["ci_low"]), "hi": at(r["ci_high"]), "elo": at(r["elo"])} for r in out]
-    return {"ratings": out, "faults": faults, "bars": bars, "error": None, "range": _range(out)}
-
-
-def _range(out: list[dict]) -> list[float] | None:
-    return [min(r["ci_low"] for r in out), max(r["ci_high"] for r in out)] if out else None
+        bars = [{"lo": at(r["ci_low"], 0.0), "hi": at(r["ci_high"], 100.0), "elo": at(r["elo"], 50.0)} for r in out]
+    return {"ratings": out, "faults": faults, "bars": bars, "error": None,
+            "range": None if lo is None else [lo, hi]}
 
 
 def _nan(x: float) -> float | None:
@@ -121,6 +121,10 @@ def head_to_head(store: Store, name: str, order: list[str] | None = None) -> dic
     """
     rows = _rows(store, name)
     pairs = head_to_head_table(rows)
+    try:
+        fit_table = rating_table(rows)
+    except ValueError:
+        fit_table = None
     entrants = list(order) if order else list(rows.entrants)
     index = {e: i for i, e in enumerate(entrants)}
     grid: list[list[dict | None]] = [[None] * len(entrants) for _ in entrants]
@@ -142,7 +146,7 @@ def head_to_head(store: Store, name: str, order: list[str] | None = None) -> dic
                 "ci_low": m_lo, "ci_high": m_hi, "significance": sig,
                 "match": make_match_id(name, h.a, h.b),
             }
-    return {"pairs": head_to_head_json(pairs), "entrants": entrants, "grid": grid}
+    return {"pairs": head_to_head_json(pairs, fit_table), "entrants": entrants, "grid": grid}
 
 
 def matches(store: Store, name: str) -> list[dict]:
@@ -269,33 +273,20 @@ HISTORY_POINTS = 12
 
 
 def rating_history(store: Store, tournament: str, entrant: str, points: int = HISTORY_POINTS) -> dict:
-    """How an entrant's rating settled in a tournament: its Elo and 95% interval in the
-    standings after up to ``points`` writes of board pairs, evenly spread, the last one
-    the latest (standings that cannot be fitted yet, e.g. groups that have not met, are
-    left out).
+    """How an entrant's rating settled in a tournament: its Elo and 95% interval after each
+    of ``points`` equal slices of the stored board pairs (:func:`arena.reports.rating_history`,
+    what ``arena ratings --history`` prints), the last being every board pair.
 
     Returns:
-        ``{"tournament", "entrant", "points": [{"board_pairs", "written_at", "elo",
-        "ci_low", "ci_high"}], "chart": {...}}``: ``board_pairs`` stored in the
-        tournament by then; ``chart`` the SVG geometry of the series (``line``: polyline
-        points, ``band``: polygon points of the interval, in a 300×80 box).
+        ``{"tournament", "entrant", "points": [{"board_pairs", "elo", "ci_low", "ci_high",
+        "boards"}], "chart": {...}}``: ``board_pairs`` stored in the tournament by then;
+        ``chart`` the SVG geometry of the series (``line``: polyline points, ``band``:
+        polygon points of the interval, in a 300×80 box; an open end is drawn at the Elo).
     """
-    name, version = split_entrant(entrant)
-    writes = store.write_times(tournament)
-    if len(writes) > points:
-        step = (len(writes) - 1) / (points - 1)
-        writes = [writes[round(k * step)] for k in range(points)]
-    out = []
-    for written_at, n in writes:
-        try:
-            table = rating_table(store.board_pair_results(tournament=tournament, until=written_at))
-        except ValueError:
-            continue
-        row = next((r for r in ratings_json(table) if r["name"] == name and r["version"] == version), None) \
-            if table is not None else None
-        if row is not None:
-            out.append({"board_pairs": n, "written_at": str(written_at)[:19], "elo": row["elo"],
-                        "ci_low": row["ci_low"], "ci_high": row["ci_high"]})
+    num = json_number
+    out = [{"board_pairs": p.board_pairs, "elo": num(p.elo), "ci_low": num(p.ci_low), "ci_high": num(p.ci_high),
+            "boards": p.games}
+           for p in history_of(history_rows(store, tournament=tournament), entrant, points)]
     return {"tournament": tournament, "entrant": entrant, "points": out, "chart": _chart(out)}
 
 
@@ -303,8 +294,8 @@ def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> di
     """SVG geometry of a rating series: x by board pairs stored, y by Elo (top = high)."""
     if not points:
         return None
-    lo = min(p["ci_low"] for p in points)
-    hi = max(p["ci_high"] for p in points)
+    lo = min(p["elo"] if p["ci_low"] is None else p["ci_low"] for p in points)
+    hi = max(p["elo"] if p["ci_high"] is None else p["ci_high"] for p in points)
     n0, n1 = points[0]["board_pairs"], points[-1]["board_pairs"]
 
     def x(p: dict) -> float:
@@ -314,8 +305,8 @@ def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> di
         return round(height - height * (v - lo) / (hi - lo), 1) if hi > lo else height / 2
 
     line = " ".join(f"{x(p)},{y(p['elo'])}" for p in points)
-    band = " ".join([f"{x(p)},{y(p['ci_high'])}" for p in points]
-                    + [f"{x(p)},{y(p['ci_low'])}" for p in reversed(points)])
+    band = " ".join([f"{x(p)},{y(p['elo'] if p['ci_high'] is None else p['ci_high'])}" for p in points]
+                    + [f"{x(p)},{y(p['elo'] if p['ci_low'] is None else p['ci_low'])}" for p in reversed(points)])
     return {"width": width, "height": height, "line": line, "band": band, "lo": lo, "hi": hi}
 
 

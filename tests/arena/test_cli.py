@@ -42,7 +42,13 @@ def test_ratings_json(played):
         assert o["version"] == "1.0.0"
         assert o["boards"] == 2 * BOARDS
         assert o["wins"] + o["draws"] + o["losses"] == o["boards"]
-        assert o["ci_low"] <= o["elo"] <= o["ci_high"]
+        # an entrant that won (lost) every board pair has a one-sided interval: no upper (lower) end
+        if o["bound"] == "lower":
+            assert o["ci_high"] is None and o["ci_low"] <= o["elo"]
+        elif o["bound"] == "upper":
+            assert o["ci_low"] is None and o["elo"] <= o["ci_high"]
+        else:
+            assert o["ci_low"] <= o["elo"] <= o["ci_high"]
     assert sum(o["wins"] for o in rows) == sum(o["losses"] for o in rows)
     assert abs(sum(o["elo"] for o in rows) / 3 - 1500) < 1
 
@@ -223,3 +229,22 @@ def test_suggested_commands_are_shell_quoted(tmp_path):
             "--seed", 2, "--db", db)
     assert r.exit_code == 0, output(r)
     assert f"See: arena ratings --tournament 'my club' --db '{db}'" in r.stdout.replace("\n", "")
+
+
+def test_a_remote_entrant_is_labelled_by_its_bot_name():
+    """`arena match --bot host:port` shows the remote bot as name@version (host:port), from its GetBotInfo."""
+    from belote_arena_sdk import Bot, start_server
+
+    class Remote(Bot):
+        name, version, author, rulesets = "faraway", "3.1", "tests", ("classic",)
+
+        def decide(self, request):
+            return request.legal_actions[0]
+
+    server, target = start_server(Remote(), "127.0.0.1:0")
+    try:
+        r = cli("match", "--bot", target, "--bot", SAMPLES / "random", "--boards", 1, "--seed", 3)
+    finally:
+        server.stop(None).wait()
+    assert r.exit_code == 0, output(r)
+    assert f"faraway@3.1 ({target})" in r.stdout

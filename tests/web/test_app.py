@@ -219,19 +219,18 @@ def test_text_from_the_url_and_the_store_is_escaped(client):
 
 
 def test_rating_history_ends_on_the_current_rating(client, demo_db):
-    """The bot page's history: standings after each write of board pairs (up to 12), the
-    last being today's `arena ratings` row; `board_pair_results(until=...)` holds exactly
-    the board pairs written by then."""
-    with Store.open(demo_db, read_only=True) as s:
-        writes = s.write_times(DEMO)
-        assert writes[-1][1] == 12 and [n for _, n in writes] == sorted({n for _, n in writes})
-        for t, n in writes:
-            assert len(s.board_pair_results(tournament=DEMO, until=t)) == n
+    """The bot page's history is `arena ratings --history`'s: the last point is today's
+    `arena ratings` row; the board pairs counted grow to the 12 stored."""
     b = client.get("/api/bots/greedy").json()
     h = next(x for x in b["history"] if x["tournament"] == DEMO)
     want = next(r for r in ratings_cli(demo_db) if r["name"] == "greedy")
     last = h["points"][-1]
-    assert last["board_pairs"] == 12
+    assert last["board_pairs"] == 12 and last["boards"] == want["boards"]
     assert (last["elo"], last["ci_low"], last["ci_high"]) == (want["elo"], want["ci_low"], want["ci_high"])
-    assert [p["board_pairs"] for p in h["points"]] == sorted(p["board_pairs"] for p in h["points"])
+    counts = [p["board_pairs"] for p in h["points"]]
+    assert counts == sorted(set(counts))
+    cli_history = cli("ratings", "--tournament", DEMO, "--history", "greedy", "--steps", 12, "--json", "--db", demo_db)
+    assert cli_history.exit_code == 0, output(cli_history)
+    assert [(p["board_pairs"], p["elo"]) for p in json.loads(cli_history.stdout)] == \
+        [(p["board_pairs"], p["elo"]) for p in h["points"]]
     assert h["chart"]["line"].count(",") == len(h["points"])

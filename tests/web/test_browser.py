@@ -69,8 +69,11 @@ def test_leaderboard_shows_the_numbers_of_arena_ratings_json(tab, demo_db):
         assert col("rank") == str(r["rank"])
         assert col("name") == r["name"]
         assert col("version") == r["version"]
-        assert col("elo") == f"{r['elo']:.1f}"
-        assert col("ci") == f"{r['ci_low']:.1f} – {r['ci_high']:.1f}"
+        def elo(x) -> str:
+            return "…" if x is None else f"{x:.1f}"  # None: an open end (one-sided bound)
+
+        assert col("elo") == elo(r["elo"])
+        assert col("ci") == f"{elo(r['ci_low'])} – {elo(r['ci_high'])}"
         assert col("wdl") == f"{r['wins']}-{r['draws']}-{r['losses']}"
         assert col("boards") == str(r["boards"]) == str(2 * DEMO_BOARDS)  # 2 opponents × 4 boards
         assert col("score") == f"{r['score']:.4f}"

@@ -41,8 +41,9 @@
       const tr = document.createElement("tr");
       cell(tr, r.rank, "num");
       cell(tr, r.name + "@" + r.version);
-      cell(tr, r.elo.toFixed(1), "num");
-      cell(tr, r.ci_low.toFixed(1) + " – " + r.ci_high.toFixed(1), "num small");
+      const elo = (x) => (x === null ? "…" : x.toFixed(1));
+      cell(tr, elo(r.elo), "num");
+      cell(tr, elo(r.ci_low) + " – " + elo(r.ci_high), "num small");
       cell(tr, r.wins + "-" + r.draws + "-" + r.losses, "num");
       cell(tr, r.boards, "num");
       rows.push(tr);
