@@ -42,10 +42,20 @@ def api_match(mid: str) -> str:
     return f"/api/matches/{quote(t, safe='')}/{quote(pair, safe='')}"
 
 
+#: Field scores are means of DuckDB float aggregates, whose parallel sums may differ in the
+#: last bit from one query to the next: after rounding, by one unit of the last digit.
+FIELD = {"butler": 0.011, "butler_low": 0.011, "butler_high": 0.011, "matchpoints": 0.00011}
+
+
 def test_ratings_json_is_arena_ratings_json(client, demo_db):
     r = client.get(f"/api/tournaments/{DEMO}/ratings")
     assert r.status_code == 200
-    assert r.json() == ratings_cli(demo_db)
+    got, want = r.json(), ratings_cli(demo_db)
+    assert [{k: v for k, v in x.items() if k not in FIELD} for x in got] == \
+        [{k: v for k, v in x.items() if k not in FIELD} for x in want]
+    for x, y in zip(got, want):
+        for k, tol in FIELD.items():
+            assert abs(x[k] - y[k]) <= tol, (k, x[k], y[k])
 
 
 def test_head_to_head_and_tournaments_json_are_the_cli_s(client, demo_db):
