@@ -681,8 +681,9 @@ def ratings(
         # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
         decided = {n for (n,) in store.con.execute(
             "SELECT tournament FROM sprt_tests WHERE status <> 'running'").fetchall()} if _has_table(store, "sprt_tests") else set()
-        unfinished = [t for t in store.list_tournaments() if t.status != "complete" and t.name not in decided
-                      and (t.name == tournament or (tournament is None and t.ruleset == rs))]
+        scoped = [t for t in store.list_tournaments() if t.name == tournament or (tournament is None and t.ruleset == rs)]
+        unfinished = [t for t in scoped if t.status != "complete" and t.name not in decided]
+        order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
@@ -696,7 +697,7 @@ def ratings(
         return
     table = reports.rating_table(rows)
     if h2h:
-        _print_head_to_head(reports.head_to_head_table(rows), table, scope, as_json)
+        _print_head_to_head(reports.head_to_head_table(rows, order), table, scope, as_json)
         return
     if table is None:
         if as_json:
@@ -1034,7 +1035,7 @@ def matches(
     for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.1f}",
+        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.0f}",
                   f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:

@@ -55,12 +55,18 @@ def rating_table(rows: BoardPairRows) -> RatingTable | None:
     return RatingTable(fit=fit, order=order, los_next=los_next, diff_next=diff_next)
 
 
-def head_to_head_table(rows: BoardPairRows) -> list[HeadToHead]:
-    """Per pair: board W/D/L and the mean duplicate margin with its 95% CI."""
+def head_to_head_table(rows: BoardPairRows, order: Sequence[str] = ()) -> list[HeadToHead]:
+    """Per pair: board W/D/L and the mean duplicate margin with its 95% CI.
+
+    ``order``: entrant keys in the tournament's order of entry; each pair is then
+    oriented as its match is (A entered first, as ``arena matches`` shows it), and
+    pairs come in that order. Entrants not in it follow, by name."""
     if not len(rows):
         return []
+    rank = {name: i for i, name in enumerate(order)}
     names = rows.entrants
-    return head_to_head(names, [(names[a], names[b], float(m), float(s))
+    ordered = sorted(names, key=lambda n: (rank.get(n, len(rank)), n))
+    return head_to_head(ordered, [(names[a], names[b], float(m), float(s))
                                 for a, b, m, s in zip(rows.a, rows.b, rows.margin, scores(rows))])
 
 

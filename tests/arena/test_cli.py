@@ -248,3 +248,15 @@ def test_a_remote_entrant_is_labelled_by_its_bot_name():
         server.stop(None).wait()
     assert r.exit_code == 0, output(r)
     assert f"faraway@3.1 ({target})" in r.stdout
+
+
+def test_head_to_head_shows_each_pair_as_matches_does(played):
+    """Issue 14 item 11: the same pair in the same order (A entered first), with the same W-D-L,
+    in `arena matches` and `arena ratings --head-to-head`."""
+    _, db = played
+    ms = json.loads(cli("matches", "--tournament", NAME, "--json", "--db", db).stdout)
+    h2h = json.loads(cli("ratings", "--tournament", NAME, "--head-to-head", "--json", "--db", db).stdout)
+    key = lambda e: f"{e['name']}@{e['version']}"  # noqa: E731
+    want = [(key(m["entrant_a"]), key(m["entrant_b"]), m["wins_a"], m["draws"], m["losses_a"]) for m in ms]
+    got = [(h["a"], h["b"], h["wins"], h["draws"], h["losses"]) for h in h2h]
+    assert sorted(got) == sorted(want)
