@@ -120,7 +120,8 @@ def head_to_head(store: Store, name: str, order: list[str] | None = None) -> dic
         NotFound: no tournament of that name.
     """
     rows = _rows(store, name)
-    pairs = head_to_head_table(rows)
+    t = store.get_tournament(name)
+    pairs = head_to_head_table(rows, t.entrants if t is not None else ())  # oriented as `arena matches` shows them
     try:
         fit_table = rating_table(rows)
     except ValueError:
