@@ -244,3 +244,12 @@ def test_rating_history_ends_on_the_current_rating(client, demo_db):
     assert [(p["board_pairs"], p["elo"]) for p in json.loads(cli_history.stdout)] == \
         [(p["board_pairs"], p["elo"]) for p in h["points"]]
     assert h["chart"]["line"].count(",") == len(h["points"])
+
+
+def test_every_head_to_head_cell_links_to_its_match(client):
+    """Each grid cell names the pair's match as stored (A entered first, as `arena matches`)."""
+    grid = client.get(f"/api/tournaments/{DEMO}/head-to-head").json()["grid"]
+    links = {c["match"] for row in grid for c in row if c}
+    assert len(links) == 3
+    for mid in links:
+        assert client.get(api_match(mid)).status_code == 200, mid
