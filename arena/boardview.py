@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from referee.records import TableResult
 from referee.rules import Bid, Card, DealRecord, NameTrump, SchmeissAnswer, relabel, replay
-from referee.rules.actions import action_from_json
+from referee.rules.actions import Call, action_from_json
 from referee.rules.cards import CARD_TEXT, cards_of
 
 __all__ = ["card_json", "in_board_suits", "relabel_action_json", "seat_names", "table_view", "team_names"]
@@ -119,7 +119,7 @@ def table_view(result: TableResult, *, board_suits: bool = True) -> dict:
                 mask |= 1 << c
         hands.append([{**card_json(c), "trick": played_in.get(int(c))} for c in cards_of(mask)])
     bidding = [{"seat": s, "name": names[s], "text": str(a)} for s, a in record.actions
-               if isinstance(a, (Bid, SchmeissAnswer, NameTrump))]
+               if isinstance(a, (Bid, SchmeissAnswer, NameTrump, Call))]
     flags = {(s, int(c)): (b, r) for s, c, b, r in state.plays}
     running = [0, 0]
     tricks = []
