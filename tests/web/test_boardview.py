@@ -84,3 +84,12 @@ def test_table_two_back_in_the_board_suits(permutation):
     assert own["turned"] != board["turned"]
     assert own["outcome"]["score"] == board["outcome"]["score"] == [152, 30]
     assert own["outcome"]["trump"] == "SHDC"[permutation["SHDC".index(board["outcome"]["trump"])]]
+
+
+def test_contree_calls_in_the_bidding():
+    """RULES.md §6.4 (contrée on): the contre and surcontre are shown with the bids, and the
+    score is the hand-checked one, redoubled: 1058–0 with a capot."""
+    v = table_view(stored("classic/contree_redoubled_capot"))
+    assert [b["text"] for b in v["bidding"]] == ["take", "contre", "surcontre"]
+    assert v["outcome"]["multiplier"] == 4 and v["outcome"]["score"] == [1058, 0]
+    assert v["outcome"]["capot"] == 0
