@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS bots (
     author       VARCHAR,
     manifest     VARCHAR   NOT NULL,        -- the bot.toml text
     content_hash VARCHAR   NOT NULL,        -- hash of the frozen copy's files
-    path         VARCHAR   NOT NULL,        -- the frozen copy (directory)
+    path         VARCHAR   NOT NULL,        -- the frozen copy (directory): relative to the database's folder
+                                            -- when inside it (it moves with the database), else absolute
     submitted_at TIMESTAMP NOT NULL,
     PRIMARY KEY (name, version)
 );

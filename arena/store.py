@@ -51,6 +51,7 @@ timestamps naive UTC.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -835,14 +836,22 @@ class Store:
             "WHERE name = ? AND version = ?",
             [name, version],
         )
-        return Bot(*rows[0]) if rows else None
+        return self._bot(rows[0]) if rows else None
+
+    def _bot(self, row) -> Bot:
+        """A ``bots`` row; a relative ``path`` is relative to the database's folder (the copy
+        moves with the database: ``results/`` can be moved or copied whole)."""
+        bot = Bot(*row)
+        if self.path is not None and not Path(bot.path).is_absolute():
+            bot = dataclasses.replace(bot, path=str(self.path.parent.resolve() / bot.path))
+        return bot
 
     def list_bots(self) -> list[Bot]:
         """Every bot version, by name then version (text order)."""
         rows = self._query(
             "SELECT name, version, author, manifest, content_hash, path, submitted_at FROM bots ORDER BY name, version"
         )
-        return [Bot(*r) for r in rows]
+        return [self._bot(r) for r in rows]
 
     # ------------------------------------------------------------ tournaments
     def create_tournament(

@@ -81,7 +81,10 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
             reasons = "; ".join(report.problems + report.faults[:3])
             raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
                               f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
-        store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(dest.resolve()))
+        stored = dest.resolve()
+        if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
+            stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
+        store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
     if tournament is not None:
         store.add_entrants(tournament, [(manifest.name, manifest.version)])
     return store.get_bot(manifest.name, manifest.version), fresh

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -273,3 +274,22 @@ def test_new_user_trial_mistakes_get_clear_answers(tmp_path):
     refused(cli("match", "--bot", "127.0.0.1:1", "--bot", SAMPLES / "random", "--boards", 1), "no bot answers at "
             "127.0.0.1:1", code=1)
     refused(cli("match", "--bot", "localhost:99999", "--bot", SAMPLES / "random"), "not a TCP port", code=1)
+
+
+def test_a_results_folder_moved_whole_still_plays(tmp_path):
+    """The database holds its bots' frozen copies relative to its folder: `results/` copied
+    elsewhere (and the original removed) still resumes and plays (new-user trial finding 3)."""
+    old = tmp_path / "old" / "results"
+    r = cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy", "--boards", 1,
+            "--seed", 1, "--db", old / "arena.duckdb")
+    assert r.exit_code == 0, output(r)
+    new = tmp_path / "new" / "results"
+    shutil.copytree(old, new, symlinks=True)
+    shutil.rmtree(tmp_path / "old", onerror=lambda f, p, e: (os.chmod(os.path.dirname(p), 0o755), f(p)))
+    r = cli("bots", "submit", copy_bot(SAMPLES / "heuristic", tmp_path / "h", "1.0.0"), "--tournament", "t",
+            "--db", new / "arena.duckdb")
+    assert r.exit_code == 0, output(r)
+    r = cli("tournament", "run", "t", "--db", new / "arena.duckdb")
+    assert r.exit_code == 0 and "2 board pairs played now, 1 already stored, 0 faults" in r.stdout, output(r)
+    bots = json.loads(cli("bots", "list", "--json", "--db", new / "arena.duckdb").stdout)
+    assert all(b["path"].startswith(str(new)) for b in bots)
