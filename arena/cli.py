@@ -542,6 +542,8 @@ def tournament_run(
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
+        faults = store.fault_counts(tournament=name) if summary.faults else []
+        after = store.get_tournament(name)
     except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
         raise fail(str(e)) from None
     finally:
@@ -555,6 +557,14 @@ def tournament_run(
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
                   f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
                   highlight=False)
+    for entrant, kind, n in faults:  # every fault of the tournament, by entrant and kind
+        why = " (it never started: see the fault details with `arena matches` and `arena log`)" if kind == "start" else ""
+        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}{why}", highlight=False)
+    if after is not None and after.status == "incomplete":  # entrants added while it ran
+        n = len(after.entrants)
+        err.print(f"note: entrants were added meanwhile: {after.board_pairs} of {after.boards_per_pair * n * (n - 1) // 2} "
+                  f"board pairs stored; play the rest with: {command('tournament', 'run', name, db=db)}",
+                  markup=False, highlight=False)
 
 
 def _entrant_json(key: str) -> dict:
