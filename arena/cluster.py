@@ -30,6 +30,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -162,11 +163,18 @@ class DaskExecutor:
         self._units: Iterator[Unit] | None = None
         self._stopping = False
         self._errors: list[str] = []
-        self._n_workers = -1
+        self._n_workers = self.workers()
+        self._next_look = 0.0  # when to count the workers again (the progress display)
         self.description = self._describe()
 
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {}))
+        """The cluster's workers now."""
+        return len(self.client.nthreads())
+
+    @property
+    def slots(self) -> int:
+        """Units played at once: the workers' threads."""
+        return max(1, sum(self.client.nthreads().values()))
 
     def _describe(self) -> str:
         n = self.workers()
@@ -186,7 +194,7 @@ class DaskExecutor:
         self._top_up()
 
     def _top_up(self) -> None:
-        limit = AHEAD * max(1, self.workers())
+        limit = AHEAD * max(1, self._n_workers)
         while not self._stopping and self._units is not None and len(self._pending) < limit:
             unit = next(self._units, None)
             if unit is None:
@@ -214,6 +222,9 @@ class DaskExecutor:
                 if error not in self._errors:
                     self._errors.append(error)
         self._top_up()
+        if time.monotonic() < self._next_look:
+            return out
+        self._next_look = time.monotonic() + 1.0
         n = self.workers()
         if n != self._n_workers:
             self._n_workers = n

@@ -125,6 +125,8 @@ class Executor(Protocol):
 
     description: str
     """Where units are played, in words (e.g. "2 worker processes"), for the progress display."""
+    slots: int
+    """Units played at once (how finely few matches are cut into runs of boards)."""
 
     def start(self, work: Work, units: Iterator[Unit]) -> None:
         """Begin playing ``units`` (taken from the iterator as workers free up)."""
@@ -184,7 +186,7 @@ class _PoolExecutor:
     AHEAD = 2  # units submitted per worker before one finishes
 
     def __init__(self, workers: int):
-        self.workers = max(1, workers)
+        self.workers = self.slots = max(1, workers)
         self._pending: dict[int, Future] = {}
         self._expected: dict[int, int] = {}  # unit number -> board pairs its task reported
         self._received: dict[int, int] = {}

@@ -19,6 +19,7 @@ tournament).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -68,6 +69,21 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
+#: A match is not cut into runs shorter than this many boards (each run starts its own bots).
+MIN_RUN = 10
+
+
+def _cuts(matches: int, workers: int, boards: int) -> int:
+    """Into how many runs each match is cut so that ``workers`` stay busy to the end: with
+    few matches (fewer than 4 per worker), enough that the number of units is a multiple
+    of ``workers`` (3 matches on 2 workers: 6 units, 3 rounds, rather than 3 units, the
+    last played alone); runs of at least :data:`MIN_RUN` boards."""
+    if workers <= 1 or matches >= 4 * workers:
+        return 1
+    c = workers // math.gcd(max(1, matches), workers)
+    return max(1, min(c, boards // MIN_RUN))
+
+
 def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset, *,
           workers: int = 1, max_boards: int = 0) -> Iterator[Unit]:
     """The units of work of a run, made one at a time: each match's missing boards, in
@@ -85,7 +101,7 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
     pairs = [(a, b) for a, b in match_order([e.key for e in entrants])
              if stored.get(match_id(tournament, a, b), 0) < board_count]
     litige = ruleset.tie is TieRule.LITIGE
-    cuts = 1 if litige else max(1, -(-workers // max(1, len(pairs))))
+    cuts = 1 if litige else _cuts(len(pairs), workers, board_count)
     number = 0
     for a, b in pairs:
         mid = match_id(tournament, a, b)
@@ -154,6 +170,7 @@ def run(
                          limits=limits or Limits())
     executor = executor or local_executor(workers)
     summary.where = executor.description
+    workers = executor.slots
     done_count = summary.already
     batch: dict[tuple[str, int], tuple[str, BoardPairResult]] = {}
     last_write = time.monotonic()

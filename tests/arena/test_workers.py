@@ -20,13 +20,30 @@ def _rows(db):
 
 
 def test_workers_give_the_results_of_one_worker(tmp_path):
+    """One match on 3 worker processes: cut into 2 runs of 10 boards (MIN_RUN), each run
+    with bot processes of its own, in separate worker processes."""
     got = []
     for workers in (1, 3):
         db = tmp_path / f"w{workers}" / "a.duckdb"
         r = cli("tournament", "run", "w", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
-                "--boards", 6, "--seed", 9, "--workers", workers, "--db", db)
+                "--boards", 20, "--seed", 9, "--workers", workers, "--db", db)
         assert r.exit_code == 0, output(r)
-        assert "6 board pairs played now" in output(r)
+        assert "20 board pairs played now" in output(r)
         got.append(_rows(db))
     assert got[0] == got[1]
-    assert len(got[0][0]) == 6 and len(got[0][1]) > 6 * 2 * 20
+    assert len(got[0][0]) == 20 and len(got[0][1]) > 20 * 2 * 20
+
+
+def test_few_matches_are_cut_so_that_every_worker_stays_busy():
+    """3 matches on 2 workers: 6 units (3 rounds of 2) rather than 3 (the last played alone);
+    many matches: never cut; no run shorter than MIN_RUN boards."""
+    from arena.tournament import MIN_RUN, _cuts
+
+    assert _cuts(3, 2, 150) == 2
+    assert _cuts(1, 3, 150) == 3
+    assert _cuts(3, 3, 150) == 1
+    assert _cuts(2, 4, 150) == 2
+    assert _cuts(8, 2, 150) == 1  # 4 per worker
+    assert _cuts(1, 1, 150) == 1
+    assert _cuts(1, 8, 3 * MIN_RUN) == 3  # runs of at least MIN_RUN boards
+    assert _cuts(1, 8, 10) == 1
