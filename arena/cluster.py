@@ -28,8 +28,10 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 import tarfile
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -147,7 +149,16 @@ class DaskExecutor:
                     raise ValueError
             except ValueError:
                 raise ClusterError(f"--cluster {address}: write local:N with N ≥ 1 worker processes") from None
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            # Ctrl-C at a terminal goes to the whole process group: the workers leave it to the
+            # arena (which stops after the board pairs in flight) — an ignored SIGINT is inherited
+            in_main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+            try:
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
+            finally:
+                if in_main:
+                    signal.signal(signal.SIGINT, previous)
             self.client = Client(self._cluster)
         else:
             try:
@@ -213,11 +224,17 @@ class DaskExecutor:
                 wait(self._pending, timeout=timeout, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 pass
+            except Exception:  # noqa: BLE001 - e.g. a future cancelled: each is looked at below
+                pass
         for f in [f for f in self._pending if f.done()]:
             self._pending.remove(f)
             if f.status == "finished":
                 out.extend(f.result())
-            elif f.status != "cancelled":
+            elif f.status == "cancelled":
+                if not self._stopping:
+                    self._errors.append(f"unit {f.key} was cancelled by the cluster (lost workers?): "
+                                        "run again to play what is missing")
+            else:
                 error = f"unit {f.key}: {f.exception()!r}"
                 if error not in self._errors:
                     self._errors.append(error)
