@@ -69,23 +69,24 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
-#: A match is not cut into runs shorter than this many boards (each run starts its own bots).
-MIN_RUN = 10
+#: A match is not cut into runs shorter than this many boards: each run starts its own 8 bot
+#: processes (about 1.2 s of CPU for Python bots, as much as 50 boards of trivial bots).
+MIN_RUN = 50
 
 
-def _cuts(matches: int, workers: int, boards: int) -> int:
+def _cuts(matches: int, workers: int, boards: int, min_run: int = MIN_RUN) -> int:
     """Into how many runs each match is cut so that ``workers`` stay busy to the end: with
     few matches (fewer than 4 per worker), enough that the number of units is a multiple
     of ``workers`` (3 matches on 2 workers: 6 units, 3 rounds, rather than 3 units, the
-    last played alone); runs of at least :data:`MIN_RUN` boards."""
+    last played alone); runs of at least ``min_run`` boards."""
     if workers <= 1 or matches >= 4 * workers:
         return 1
     c = workers // math.gcd(max(1, matches), workers)
-    return max(1, min(c, boards // MIN_RUN))
+    return max(1, min(c, boards // max(1, min_run)))
 
 
 def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset, *,
-          workers: int = 1, max_boards: int = 0) -> Iterator[Unit]:
+          workers: int = 1, max_boards: int = 0, min_run: int = MIN_RUN) -> Iterator[Unit]:
     """The units of work of a run, made one at a time: each match's missing boards, in
     order, in the schedule's order of matches (:func:`arena.schedule.match_order`).
 
@@ -101,7 +102,7 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
     pairs = [(a, b) for a, b in match_order([e.key for e in entrants])
              if stored.get(match_id(tournament, a, b), 0) < board_count]
     litige = ruleset.tie is TieRule.LITIGE
-    cuts = 1 if litige else _cuts(len(pairs), workers, board_count)
+    cuts = 1 if litige else _cuts(len(pairs), workers, board_count, min_run)
     number = 0
     for a, b in pairs:
         mid = match_id(tournament, a, b)
@@ -129,6 +130,7 @@ def run(
     limits: Limits | None = None,
     executor: Executor | None = None,
     max_boards: int = 0,
+    min_run: int = MIN_RUN,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -142,6 +144,7 @@ def run(
         executor: where to play (default ``local_executor(workers)``; a
             :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
         max_boards: cut matches into runs of at most this many boards (0: no limit).
+        min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
 
     Raises:
         TournamentError: unknown tournament or fewer than two entrants.
@@ -190,7 +193,8 @@ def run(
 
     try:
         executor.start(Work(config, n_boards),
-                       units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards))
+                       units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards,
+                             min_run=min_run))
         while True:
             try:
                 if stop.is_set() and not stopping:

@@ -20,18 +20,16 @@ def _rows(db):
 
 
 def test_workers_give_the_results_of_one_worker(tmp_path):
-    """One match on 3 worker processes: cut into 2 runs of 10 boards (MIN_RUN), each run
-    with bot processes of its own, in separate worker processes."""
     got = []
     for workers in (1, 3):
         db = tmp_path / f"w{workers}" / "a.duckdb"
         r = cli("tournament", "run", "w", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
-                "--boards", 20, "--seed", 9, "--workers", workers, "--db", db)
+                "--boards", 6, "--seed", 9, "--workers", workers, "--db", db)
         assert r.exit_code == 0, output(r)
-        assert "20 board pairs played now" in output(r)
+        assert "6 board pairs played now" in output(r)
         got.append(_rows(db))
     assert got[0] == got[1]
-    assert len(got[0][0]) == 20 and len(got[0][1]) > 20 * 2 * 20
+    assert len(got[0][0]) == 6 and len(got[0][1]) > 6 * 2 * 20
 
 
 def test_few_matches_are_cut_so_that_every_worker_stays_busy():
@@ -46,4 +44,34 @@ def test_few_matches_are_cut_so_that_every_worker_stays_busy():
     assert _cuts(8, 2, 150) == 1  # 4 per worker
     assert _cuts(1, 1, 150) == 1
     assert _cuts(1, 8, 3 * MIN_RUN) == 3  # runs of at least MIN_RUN boards
-    assert _cuts(1, 8, 10) == 1
+    assert _cuts(1, 8, MIN_RUN) == 1
+    assert _cuts(1, 3, 10, min_run=5) == 2
+
+
+def test_a_match_cut_into_runs_on_worker_processes_gives_the_results_of_one_worker(tmp_path):
+    """One match of 10 boards on 3 worker processes, cut into 2 runs of 5 boards (each with
+    bot processes of its own): the same rows as one worker playing it whole."""
+    from arena import tournament
+    from arena.store import Store
+    from arena.submit import submit
+    from referee.rules import get_ruleset
+
+    got = []
+    for workers in (1, 3):
+        db = tmp_path / f"w{workers}" / "a.duckdb"
+        with Store.open(db) as store:
+            rs = get_ruleset("classic")
+            store.create_tournament("w", rs.name, rs.options(), 9, 10)
+            for bot in ("random", "greedy"):
+                submit(store, SAMPLES / bot, store_root=db.parent / "bots", tournament="w")
+            seen = []
+            units = tournament.units
+            tournament.units = lambda *a, **k: (seen.append(u) or u for u in units(*a, **k))
+            try:
+                s = tournament.run(store, "w", workers=workers, min_run=5)
+            finally:
+                tournament.units = units
+        assert s.played == 10 and not s.errors
+        assert [u.boards for u in seen] == ([tuple(range(10))] if workers == 1 else [(0, 1, 2, 3, 4), (5, 6, 7, 8, 9)])
+        got.append(_rows(db))
+    assert got[0] == got[1]
