@@ -270,11 +270,11 @@ class DuplicateMatch:
         turned_suit = state.turned >> 3
         obs = observe(state, state.to_act)
         request = pb.DecideRequest(
-            observation=wire.observation_pb(obs, options=self.options, deal_number=self.deal_number),
             legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
             deadline_ms=self.config.decision_ms,
             time_bank_ms=int(seat.bank_ms),
         )
+        wire.observation_pb(obs, options=self.options, deal_number=self.deal_number, out=request.observation)
         timeout_ms = self.config.decision_ms + seat.bank_ms
         t0 = time.perf_counter()
         try:
