@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import sys
 import signal
 import threading
@@ -23,7 +24,7 @@ from rich.table import Table
 
 from referee.manifest import ManifestError
 from referee.sandbox import report as sandbox_report
-from referee.rules import RULESETS, RecordError, get_ruleset, load_record, replay as replay_record
+from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_record
 
 from .render import render_deal
 from .schedule import new_seed
@@ -102,20 +103,30 @@ def _root(
     """Belote Arena."""
 
 
+def command(*words: object, db: Path | None = None) -> str:
+    """A command line to suggest, shell-quoted (``arena ratings --tournament 'my club'``),
+    with ``--db`` when it is not the default."""
+    args = ["arena", *map(str, words)] + (["--db", str(db)] if db is not None and db != DEFAULT_DB else [])
+    return shlex.join(args)
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code=code)
 
 
-def open_store(db: Path, *, must_exist: bool = False):
+def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
+    """The store at ``db`` (read-only for reports: they work while a tournament
+    runs, and need only read permission); a missing or unusable file is an error
+    message, exit 1."""
     from .store import Store, StoreError
 
-    if must_exist and not db.exists():
+    if (must_exist or read_only) and not db.exists():
         raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ...) "
                    "or pass --db PATH")
     try:
-        return Store.open(db)
+        return Store.open(db, read_only=read_only)
     except StoreError as e:
         raise fail(str(e)) from None
 
@@ -123,30 +134,57 @@ def open_store(db: Path, *, must_exist: bool = False):
 # ---------------------------------------------------------------- replay / match
 @app.command()
 def replay(
-    file: Annotated[Path, typer.Argument(help="a deal record (JSON); a hand-checked case file also works")],
-    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object: contract, score, points")] = False,
+    file: Annotated[str, typer.Argument(
+        metavar="FILE", help="a deal record (JSON), a hand-checked case, or the output of `arena log --json` "
+        "(each record of the list); - reads standard input")],
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON: one object per record (a list for a list)")] = False,
 ) -> None:
     """Check every action of a deal record against the rules and print the deal.
 
-    Exit status 2 when the record is malformed or an action breaks the rules
-    (the message names the action's index, the seat and the RULES.md section).
+    Exit status 2 when the file is not JSON, a record is malformed, or an action
+    breaks the rules (the message names the record, the action's index, the seat
+    and the RULES.md section).
     """
+    from referee.rules import parse_record
+
+    where = "standard input" if file == "-" else file
     try:
-        record = load_record(file)
-        state = replay_record(record)
-    except RecordError as e:
-        raise fail(str(e), code=2) from None
-    outcome = state.outcome()
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as e:
+        raise fail(f"cannot read {file}: {e.strerror or e}" + (": the file does not exist" if not Path(file).exists()
+                                                                 else ""), code=2) from None
+    except UnicodeDecodeError:
+        raise fail(f"{where} is not a text file: give a deal record in JSON", code=2) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise fail(f"{where} is not JSON: {e.msg} at line {e.lineno} column {e.colno}", code=2) from None
+    items = obj if isinstance(obj, list) else [obj]
+    if not items:
+        raise fail(f"{where} holds an empty list: no deal record to replay", code=2)
+    out = []
+    for i, item in enumerate(items):
+        name = where if not isinstance(obj, list) else f"{where}, record {i}" + (
+            f" (board {item['board']} table {item['table']})" if isinstance(item, dict) and "board" in item
+            and "table" in item else "")
+        try:
+            record = parse_record(item)
+            state = replay_record(record)
+        except RecordError as e:
+            raise fail(f"{name}: {e}" if isinstance(obj, list) else str(e), code=2) from None
+        outcome = state.outcome()
+        if as_json:
+            o = outcome.to_json()
+            o["ruleset"] = record.ruleset.name
+            o["tricks"] = [
+                {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
+                for t in state.tricks
+            ]
+            out.append(o)
+        else:
+            console.print(render_deal(state, title=name if isinstance(obj, list) or file == "-" else Path(file).name))
     if as_json:
-        out = outcome.to_json()
-        out["ruleset"] = record.ruleset.name
-        out["tricks"] = [
-            {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
-            for t in state.tricks
-        ]
-        print(json.dumps(out))
-    else:
-        console.print(render_deal(state, title=file.name))
+        print(json.dumps(out if isinstance(obj, list) else out[0]))
 
 
 @app.command()
@@ -270,13 +308,20 @@ def bots_submit(
 
 
 @bots_app.command("list")
-def bots_list(db: DbOption = DEFAULT_DB) -> None:
-    """List the registered bots."""
-    store = open_store(db, must_exist=True)
+def bots_list(
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List the registered bots: name, version, author, content hash, frozen copy."""
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_bots()
     finally:
         store.close()
+    if as_json:
+        print(json.dumps([{"name": b.name, "version": b.version, "author": b.author, "content_hash": b.content_hash,
+                           "submitted_at": str(b.submitted_at)[:19], "path": b.path} for b in rows]))
+        return
     t = Table(title="bots", header_style="bold")
     for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
         t.add_column(col)
@@ -418,14 +463,20 @@ def tournament_run(
     finally:
         store.close()
     for e in summary.errors:
-        err.print(f"[red]worker error:[/] {e}", highlight=False)
+        err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
     if summary.interrupted:
         err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
-                  f"Resume with: arena tournament run {name}" + (f" --db {db}" if db != DEFAULT_DB else ""))
+                  f"Resume with: {command('tournament', 'run', name, db=db)}", markup=False, highlight=False)
         raise typer.Exit(code=130)
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
-                  f"{summary.faults} faults. See: arena ratings --tournament {name}"
-                  + (f" --db {db}" if db != DEFAULT_DB else ""))
+                  f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
+                  highlight=False)
+
+
+def _entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
 
 
 def _seed_words(t) -> str:
@@ -442,7 +493,7 @@ def _tournament_json(t) -> dict:
     n = len(t.entrants)
     return {
         "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
-        "entrants": list(t.entrants), "board_pairs": t.board_pairs,
+        "entrants": [_entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
         "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
         "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
@@ -459,7 +510,7 @@ def tournament_list(
     A secret seed is shown once the tournament is complete; until then only its
     commitment (SHA-256 of the seed's decimal digits), which the seed will match.
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         rows = store.list_tournaments()
     finally:
@@ -491,7 +542,7 @@ def tournament_show(
     check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
     with referee.rules.make_board(SEED, k).
     """
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
     finally:
@@ -545,7 +596,7 @@ def ratings(
     """
     from .reports import head_to_head_table, rating_table
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -553,9 +604,16 @@ def ratings(
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
+        unfinished = [t for t in store.list_tournaments() if t.status != "complete"
+                      and (t.name == tournament or (tournament is None and t.ruleset == rs))]
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
+    for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
+        n = len(t.entrants)
+        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
+                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  highlight=False)
     if h2h:
         table = head_to_head_table(rows)
         if as_json:
@@ -612,8 +670,8 @@ def matches(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """List matches (id "TOURNAMENT/A~B"): boards played, A's total margin, forfeits, faults."""
-    store = open_store(db, must_exist=True)
+    """List matches (id "TOURNAMENT/A~B"): board pairs, A's W-D-L, A's mean margin per board, forfeits, faults."""
+    store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
@@ -623,14 +681,16 @@ def matches(
     finally:
         store.close()
     if as_json:
-        print(json.dumps([{k: v for k, v in r.__dict__.items()} for r in rows]))
+        print(json.dumps([{**r.__dict__, "entrant_a": _entrant_json(r.entrant_a), "entrant_b": _entrant_json(r.entrant_b),
+                           "mean_margin": round(r.mean_margin, 1)} for r in rows]))
         return
-    t = Table(title="matches (A holds NS at table 1)", header_style="bold")
+    t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses)", header_style="bold")
     t.add_column("match id  (use with: arena log ID)", no_wrap=True)
-    for col in ("boards", "margin A", "forfeits A-B", "faults"):
+    for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(r.match_id, str(r.boards), f"{r.total_margin:+d}", f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
+        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.1f}",
+                  f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
         err.print("no matches found" + (f" in tournament {tournament!r}" if tournament else "")
@@ -639,7 +699,9 @@ def matches(
 
 @app.command()
 def log(
-    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`")],
+    match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`, or a short "
+                                            "form that names one match: A~B or TOURNAMENT/A~B, bots by name or "
+                                            "name@version, in either order")],
     board: Annotated[int | None, typer.Option(min=0, help="only this board")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the deal records as JSON")] = False,
     original_suits: Annotated[bool, typer.Option(help="show table 2 in the board's own suits")] = True,
@@ -650,8 +712,9 @@ def log(
 
     from .store import StoreError
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
+        match_id = _find_match(store, match_id)
         rows = store.deal_records(match_id, board=board)
     except StoreError as e:
         raise fail(str(e)) from None
@@ -677,6 +740,35 @@ def log(
         console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
+
+
+def _find_match(store, text: str) -> str:
+    """The match id that ``text`` names: the id itself, or a short form ``A~B`` or
+    ``TOURNAMENT/A~B`` with each bot as ``name`` or ``name@version``, in either order.
+
+    Raises:
+        StoreError: no match, or more than one (listed), fits.
+    """
+    from .store import StoreError
+
+    found = store.matches()
+    if any(m.match_id == text for m in found):
+        return text
+    tournament, _, pair = text.rpartition("/")
+    x, tilde, y = pair.partition("~")
+
+    def names(q: str, key: str) -> bool:
+        return q in (key, key.rpartition("@")[0])
+
+    fits = [m.match_id for m in found if tilde and (not tournament or m.tournament == tournament)
+            and ((names(x, m.entrant_a) and names(y, m.entrant_b)) or (names(x, m.entrant_b) and names(y, m.entrant_a)))]
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        raise StoreError(f"{text!r} fits {len(fits)} matches: {', '.join(fits[:6])}{' …' if len(fits) > 6 else ''}; "
+                         "give the tournament (TOURNAMENT/A~B) or the versions (name@version)")
+    raise StoreError(f"there is no match {text!r}: see `arena matches` for the match ids "
+                     "(a match is TOURNAMENT/A~B; A~B alone works when it names one match)")
 
 
 def _relabel_json(action: dict, perm: list[int]) -> dict:
@@ -712,7 +804,7 @@ def export(
     """
     from .store import StoreError
 
-    store = open_store(db, must_exist=True)
+    store = open_store(db, read_only=True)
     try:
         files = store.export(out, fmt.value)
         hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]

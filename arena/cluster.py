@@ -260,7 +260,10 @@ class DaskExecutor:
         self._stop.set()
 
     def close(self) -> list[str]:
+        """Cancel what is left, close the client (and a local cluster); idempotent."""
         self._stopping = True
+        if self.client.status in ("closing", "closed"):
+            return self._errors
         for f in self._pending:
             f.cancel()
         try:

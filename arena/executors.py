@@ -193,6 +193,7 @@ class _PoolExecutor:
         self._errors: list[str] = []
         self._units: Iterator[Unit] | None = None
         self._stopping = False
+        self._closed = False
 
     # subclasses: self._pool, self._queue, self._stop, _submit(unit)
     def start(self, work: Work, units: Iterator[Unit]) -> None:
@@ -258,8 +259,10 @@ class _PoolExecutor:
 
     def close(self) -> list[str]:
         self._stopping = True
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._reap()
+        if not self._closed:
+            self._closed = True
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._reap()
         return self._errors
 
 
@@ -293,6 +296,8 @@ class ProcessExecutor(_PoolExecutor):
         return self._pool.submit(_unit_task, self._work, unit)
 
     def close(self) -> list[str]:
+        if self._closed:
+            return self._errors
         errors = super().close()
         self._queue.close()
         self._queue.join_thread()

@@ -22,7 +22,8 @@
 -- with its matches row; foreign-key checks there cost a third of the write time.
 
 -- Version 2: tournaments.seed is text (256-bit seeds), with seed_secret and commitment.
--- arena/store.py upgrades a version 1 database when it opens it for writing.
+-- Version 3: board_pairs.outcome_a; the views of arena/views.sql.
+-- arena/store.py upgrades an older database when it opens it for writing.
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
 );
@@ -98,6 +99,8 @@ CREATE TABLE IF NOT EXISTS board_pairs (
     forfeit_a  BOOLEAN   NOT NULL,          -- A loses the board pair whatever the points
     forfeit_b  BOOLEAN   NOT NULL,
     written_at TIMESTAMP NOT NULL,
+    outcome_a  VARCHAR   NOT NULL           -- A's result, as ratings count it (RULES.md §8): 'win' | 'draw' |
+               CHECK (outcome_a IN ('win', 'draw', 'loss')),  -- 'loss'; a forfeit loses whatever the margin
     PRIMARY KEY (match_id, board)
 );
 

@@ -10,8 +10,10 @@ conventions are documented there). A :class:`Store` wraps one connection:
   (:attr:`Tournament.public_seed`) and :meth:`Store.export` writes it, and the
   ``boards`` it deals, only once the tournament is complete. Its commitment
   (``arena.schedule.seed_commitment``) is public from the start.
-- **Schema versions**: a version 1 database (``BIGINT`` seeds) is upgraded to
-  version 2 when it is opened for writing (:func:`_upgrade_1_to_2`).
+- **Schema versions**: an older database is upgraded when it is opened for
+  writing: version 1 (``BIGINT`` seeds) to 2 (:func:`_upgrade_1_to_2`), 2 to 3
+  (``board_pairs.outcome_a``, :func:`_upgrade_2_to_3`). The views of
+  ``arena/views.sql`` are made after any upgrade.
 - **Results**: :meth:`Store.write_board_pair` writes one
   :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
   ``deals`` rows, every ``actions`` row and every ``faults`` row (and the
@@ -33,8 +35,15 @@ Every error a caller can cause, and every database error, is raised as
 :class:`StoreError` (a ``ValueError``) with a message that says what to do.
 
 DuckDB allows one writing process per database file (FIELD-NOTES.md,
-"Storage"): workers hand their results to a single writer. A ``Store`` is not
-thread-safe; use it from one thread.
+"Storage"), and while a process holds the file open for writing no other
+process can open it at all, not even read-only. So the arena never holds it
+for long: a tournament run calls :meth:`Store.release` after each batch (the
+next use reconnects), and every open waits for a moment the file is free
+(:data:`LOCK_WAIT_S`), so reports read while a tournament writes. Workers hand
+their results to a single writer; :class:`RunLock` (a lock file beside the
+database) makes sure a tournament has one writer, and tells readers whether a
+``running`` tournament is really running. A ``Store`` is not thread-safe; use
+it from one thread.
 
 Words are those of RULES.md §1; points are game points, ``ms`` milliseconds,
 timestamps naive UTC.
@@ -42,7 +51,9 @@ timestamps naive UTC.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,6 +65,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from referee.records import BoardPairResult, Decision, Fault, TableResult
 from referee.rules import Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
@@ -63,8 +75,10 @@ from .schedule import seed_commitment
 __all__ = [
     "SCHEMA_VERSION",
     "TABLES",
+    "LOCK_WAIT_S",
     "Bot",
     "BoardPairRows",
+    "RunLock",
     "MatchSummary",
     "Status",
     "Store",
@@ -77,13 +91,18 @@ __all__ = [
     "split_entrant",
 ]
 
-#: The layout version of ``schema.sql``; version 1 is upgraded on open, any other is refused.
-SCHEMA_VERSION = 2
+#: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
+SCHEMA_VERSION = 3
 
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
 )
+
+#: How long an open waits for another process to let go of the database file, seconds:
+#: (readers, writers). A tournament run holds it for one batch write at a time
+#: (tens of ms, every ``arena.tournament.FLUSH_S``); a reader for one command.
+LOCK_WAIT_S = (15.0, 120.0)
 
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
 _MAX_SEED = 2**256 - 1
@@ -105,6 +124,99 @@ class Status(str, Enum):
     RUNNING = "running"
     COMPLETE = "complete"
     INTERRUPTED = "interrupted"
+    #: shown, never stored: complete once, with entrants added since (their pairs unplayed)
+    INCOMPLETE = "incomplete"
+
+
+class RunLock:
+    """The one writer of a database's results: an exclusive ``flock`` on the
+    file ``<database>.run-lock``, held by ``arena tournament run`` for its whole
+    run, with the tournament's name and the process id written in it.
+
+    The kernel drops the lock when its process ends, however it ends, so a
+    ``running`` status whose lock nobody holds belongs to an arena that was
+    killed: readers show it as ``interrupted`` (:meth:`Store.get_tournament`).
+    """
+
+    def __init__(self, db: str | Path):
+        """``db``: the database file the lock guards (the lock file is beside it)."""
+        self.path = Path(str(Path(db).expanduser()) + ".run-lock")
+        self._fd: int | None = None
+
+    def acquire(self, tournament: str) -> None:
+        """Take the lock for a run of ``tournament`` (waits up to 2 s for a reader's
+        quick look at it to end).
+
+        Raises:
+            StoreError: another arena is running a tournament in this database
+                (its pid and tournament in the message), or the lock file cannot
+                be made (with the reason).
+        """
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise StoreError(f"cannot make the lock file {self.path}: {e.strerror or e}: pass another --db path") from None
+        take = retry(retry=retry_if_exception(lambda e: isinstance(e, BlockingIOError)), stop=stop_after_delay(2),
+                     wait=wait_random_exponential(multiplier=0.01, max=0.2), reraise=True)(fcntl.flock)
+        try:
+            take(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            who = self.holder() or {}
+            raise StoreError(
+                f"another arena (pid {who.get('pid', '?')}) is running tournament {who.get('tournament', '?')!r} "
+                f"in {str(self.path)[:-len('.run-lock')]}: one arena plays a database's tournaments at a time; wait "
+                "for it to finish (reports work meanwhile) or pass another --db path"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"tournament": tournament, "pid": os.getpid(), "started_at": str(_now())}).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Let go of the lock (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def holder(self) -> dict | None:
+        """What the holding arena wrote (``tournament``, ``pid``, ``started_at``), or
+        ``None`` when no arena is running a tournament in this database."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                try:
+                    return json.loads(os.pread(fd, 4096, 0) or b"{}")
+                except ValueError:
+                    return {}
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
+
+
+def _shown_status(stored: str, pairs: int, total: int, running: bool) -> str:
+    """The status a tournament is shown with: ``complete`` when every board pair is
+    stored; ``running`` while an arena holds its :class:`RunLock`; else
+    ``incomplete`` (it was complete, then entrants were added) or
+    ``interrupted`` (stopped, or its arena was killed while ``running``)."""
+    if total > 0 and pairs >= total:
+        return Status.COMPLETE.value
+    if running:
+        return Status.RUNNING.value
+    if stored == Status.COMPLETE.value:
+        return Status.INCOMPLETE.value
+    return Status.INTERRUPTED.value if total > 0 or stored == Status.RUNNING.value else stored
 
 
 # --------------------------------------------------------------------------
@@ -243,11 +355,14 @@ class Tournament:
     board_pairs: int = 0
     seed_secret: bool = False
     commitment: str = ""
+    #: the status as stored (``status`` is the one shown: see :func:`_shown_status`)
+    stored_status: str = ""
 
     @property
     def seed_revealed(self) -> bool:
-        """Whether the seed may be shown: it was never secret, or the tournament is complete."""
-        return not self.seed_secret or self.status == Status.COMPLETE.value
+        """Whether the seed may be shown: it was never secret, or the tournament was
+        complete (its stored status, set by the run that played its last board pair)."""
+        return not self.seed_secret or (self.stored_status or self.status) == Status.COMPLETE.value
 
     @property
     def public_seed(self) -> int | None:
@@ -278,7 +393,9 @@ class Tournament:
 @dataclass(frozen=True)
 class MatchSummary:
     """One match summed over its stored board pairs (points in game points;
-    ``total_margin`` = ``points_a`` − ``points_b``, A's duplicate margin summed)."""
+    ``total_margin`` = ``points_a`` − ``points_b``, A's duplicate margin summed;
+    ``wins_a``/``draws``/``losses_a``: A's board-pair results as ratings count
+    them, ``board_pairs.outcome_a``: a forfeit loses whatever the margin)."""
 
     match_id: str
     tournament: str
@@ -292,6 +409,14 @@ class MatchSummary:
     forfeits_a: int
     forfeits_b: int
     faults: int
+    wins_a: int = 0
+    draws: int = 0
+    losses_a: int = 0
+
+    @property
+    def mean_margin(self) -> float:
+        """A's duplicate margin per board pair, game points."""
+        return self.total_margin / self.boards if self.boards else 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,7 +463,7 @@ _TS = pa.timestamp("us")
 
 _BOARD_PAIRS = pa.schema([
     ("match_id", _STR), ("board", _I32), ("points_a", _I32), ("points_b", _I32), ("margin", _I32),
-    ("forfeit_a", _BOOL), ("forfeit_b", _BOOL), ("written_at", _TS),
+    ("forfeit_a", _BOOL), ("forfeit_b", _BOOL), ("written_at", _TS), ("outcome_a", _STR),
 ])
 _DEALS = pa.schema(
     [("match_id", _STR), ("board", _I32), ("table_no", _I32), ("ns_entrant", _STR), ("ew_entrant", _STR),
@@ -385,8 +510,8 @@ def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def _schema_sql() -> str:
-    return resources.files("arena").joinpath("schema.sql").read_text(encoding="utf-8")
+def _schema_sql(name: str = "schema.sql") -> str:
+    return resources.files("arena").joinpath(name).read_text(encoding="utf-8")
 
 
 def _entrant_parts(entrant: str | tuple[str, str]) -> tuple[str, str]:
@@ -408,10 +533,12 @@ class Store:
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bool = False):
         """Wrap an open connection whose schema is applied; use :meth:`Store.open`."""
-        self._con = con
+        self._con: duckdb.DuckDBPyConnection | None = con
         self.path = path
+        self.read_only = read_only
+        self._closed = False
         self._rulesets: dict[str, str] = {}  # tournament -> ruleset (tournaments never change ruleset)
         self._matches: dict[str, tuple[str, str, str]] = {}  # match_id -> (tournament, a, b), committed rows only
 
@@ -420,18 +547,21 @@ class Store:
     def open(cls, path: str | Path | None = None, *, read_only: bool = False) -> Store:
         """Open (creating if needed) the database at ``path`` and apply the schema.
 
+        Another process may hold the file (a tournament writing a batch, another
+        report): the open waits for it, at most :data:`LOCK_WAIT_S` seconds.
+
         Args:
             path: a database file; ``None`` or ``":memory:"`` for an in-memory
                 database (tests). Missing parent directories are created.
-            read_only: open an existing file without writing to it (reports
-                while nothing writes; DuckDB still refuses while another
-                process holds the file for writing).
+            read_only: open an existing file without writing to it (every
+                report); needs only read permission on the file.
 
         Raises:
             StoreError: the directory cannot be created; the path is a
                 directory; the file is not a DuckDB database or is corrupt; it
-                is held by another process; it was written with another schema
-                version; any other failure to open (with DuckDB's reason).
+                stays held by another process longer than :data:`LOCK_WAIT_S`;
+                it was written with another schema version; any other failure
+                to open (with DuckDB's reason).
         """
         if path is None or str(path) == ":memory:":
             if read_only:
@@ -456,10 +586,7 @@ class Store:
 
     @classmethod
     def _connect(cls, target: str, p: Path | None, *, read_only: bool) -> Store:
-        try:
-            con = duckdb.connect(target, read_only=read_only)
-        except duckdb.Error as e:
-            raise StoreError(_open_message(p, e)) from None
+        con = _duckdb_connect(target, p, read_only=read_only)
         try:
             if not read_only:
                 con.execute(_schema_sql())
@@ -467,15 +594,19 @@ class Store:
             if not rows and not read_only:
                 con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
                 rows = [(SCHEMA_VERSION,)]
-            if rows and rows[0][0] == 1:
+            if rows and rows[0][0] in (1, 2):
                 if read_only:
                     con.close()
                     raise StoreError(
-                        f"{p} was written by an older arena (schema version 1): open it once for writing "
-                        "(e.g. `arena tournament list --db PATH`) to upgrade it to version 2"
+                        f"{p} was written by an older arena (schema version {rows[0][0]}): open it once for "
+                        f"writing (e.g. `arena tournament run NAME --db PATH`) to upgrade it to version {SCHEMA_VERSION}"
                     )
-                _upgrade_1_to_2(con)
-                rows = [(2,)]
+                if rows[0][0] == 1:
+                    _upgrade_1_to_2(con)
+                _upgrade_2_to_3(con)
+                rows = [(SCHEMA_VERSION,)]
+            if not read_only:
+                con.execute(_schema_sql("views.sql"))
         except duckdb.CatalogException:
             con.close()
             raise StoreError(
@@ -491,13 +622,22 @@ class Store:
                 f"{p} was written with arena schema version {rows[0][0]}; this arena uses version "
                 f"{SCHEMA_VERSION}: export it with the arena that wrote it, or pass another --db path"
             )
-        return cls(con, p)
+        return cls(con, p, read_only=read_only)
+
+    def release(self) -> None:
+        """Let go of the database file until the store is next used (then it
+        reconnects, waiting for the file as :meth:`open` does), so that other
+        processes can read it meanwhile. A no-op for an in-memory database."""
+        if self.path is not None and self._con is not None:
+            self._con.close()
+            self._con = None
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent); the store cannot be used again."""
         if self._con is not None:
             self._con.close()
-            self._con = None  # type: ignore[assignment]
+            self._con = None
+        self._closed = True
 
     def __enter__(self) -> Store:
         return self
@@ -514,10 +654,13 @@ class Store:
         """The DuckDB connection, for tests and ad-hoc SQL; the arena uses the methods.
 
         Raises:
-            StoreError: the store is closed.
+            StoreError: the store is closed, or (after :meth:`release`) the file
+                stays held by another process longer than :data:`LOCK_WAIT_S`.
         """
-        if self._con is None:
+        if self._closed:
             raise StoreError("the store is closed")
+        if self._con is None:
+            self._con = _duckdb_connect(str(self.path), self.path, read_only=self.read_only)
         return self._con
 
     def _query(self, sql: str, params: Sequence | None = None) -> list[tuple]:
@@ -755,8 +898,14 @@ class Store:
         if not rows:
             return None
         n, ruleset, options, seed, boards, created, status, pairs, secret, commitment = rows[0]
-        return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, status,
-                          self._entrants(name), int(pairs), bool(secret), commitment)
+        entrants = self._entrants(name)
+        total = boards * len(entrants) * (len(entrants) - 1) // 2
+        shown = status
+        if self.path is not None:  # an in-memory database has no other process to ask
+            holder = RunLock(self.path).holder()
+            shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
+        return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, shown,
+                          entrants, int(pairs), bool(secret), commitment, status)
 
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
@@ -771,6 +920,8 @@ class Store:
         """
         try:
             status = Status(status)
+            if status is Status.INCOMPLETE:
+                raise ValueError(status)
         except ValueError:
             raise StoreError(
                 f"unknown tournament status {status!r}: expected one of {', '.join(s.value for s in Status)}"
@@ -1035,11 +1186,13 @@ class Store:
     # ----------------------------------------------------------------- reading
     def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None) -> BoardPairRows:
         """Every stored board pair as columns (for ratings), optionally only one
-        tournament's and/or one ruleset's. Never mix rulesets in one rating list."""
+        tournament's and/or one ruleset's. Never mix rulesets in one rating list.
+        ``entrants`` are those with a stored board pair (a match just begun adds none)."""
         where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
         params = [tournament, tournament, ruleset, ruleset]
         with_ = f"""
-            WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}),
+            WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}
+                       AND match_id IN (SELECT match_id FROM board_pairs)),
             e AS (SELECT entrant, (row_number() OVER (ORDER BY entrant) - 1)::BIGINT AS i
                   FROM (SELECT entrant_a AS entrant FROM m UNION SELECT entrant_b FROM m))
         """
@@ -1079,7 +1232,8 @@ class Store:
             SELECT m.match_id, m.tournament, m.entrant_a, m.entrant_b, m.ruleset,
                    count(*), sum(p.points_a), sum(p.points_b), sum(p.margin),
                    count(*) FILTER (WHERE p.forfeit_a), count(*) FILTER (WHERE p.forfeit_b),
-                   coalesce(any_value(f.n), 0)
+                   coalesce(any_value(f.n), 0), count(*) FILTER (WHERE p.outcome_a = 'win'),
+                   count(*) FILTER (WHERE p.outcome_a = 'draw'), count(*) FILTER (WHERE p.outcome_a = 'loss')
             FROM matches m JOIN board_pairs p USING (match_id) LEFT JOIN f USING (match_id)
             WHERE (?::VARCHAR IS NULL OR m.tournament = ?)
               AND (?::VARCHAR IS NULL OR ? IN (m.entrant_a, m.entrant_b)
@@ -1254,7 +1408,24 @@ def _upgrade_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"INSERT INTO {table} FROM _v1_{table}")
             con.execute(f"DROP TABLE _v1_{table}")
         con.execute("DROP TABLE _v1_tournaments")
-        con.execute("UPDATE schema_version SET version = 2")
+        con.execute("UPDATE schema_version SET version = 2")  # then 3: _upgrade_2_to_3
+        con.commit()
+    except BaseException:
+        _rollback(con)
+        raise
+
+
+def _upgrade_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 2 database to version 3, in one transaction: add
+    ``board_pairs.outcome_a`` (A's win, draw or loss as ratings count it, RULES.md
+    §8: a forfeit loses whatever the margin) and fill it from the stored rows."""
+    con.begin()
+    try:
+        con.execute("ALTER TABLE board_pairs ADD COLUMN outcome_a VARCHAR")
+        con.execute("""UPDATE board_pairs SET outcome_a = CASE
+                         WHEN forfeit_a AND forfeit_b THEN 'draw' WHEN forfeit_a THEN 'loss' WHEN forfeit_b THEN 'win'
+                         WHEN margin > 0 THEN 'win' WHEN margin < 0 THEN 'loss' ELSE 'draw' END""")
+        con.execute("UPDATE schema_version SET version = 3")
         con.commit()
     except BaseException:
         _rollback(con)
@@ -1269,7 +1440,28 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass
 
 
-def _open_message(p: Path | None, e: duckdb.Error) -> str:
+def _held(e: BaseException) -> bool:
+    """Whether a DuckDB open failed only because another process holds the file."""
+    return isinstance(e, duckdb.IOException) and "lock" in str(e).lower()
+
+
+def _duckdb_connect(target: str, p: Path | None, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect``, waiting (random exponential back-off, 10–250 ms) while
+    another process holds the file, at most :data:`LOCK_WAIT_S` seconds.
+
+    Raises:
+        StoreError: any failure to open, with :func:`_open_message`'s advice.
+    """
+    wait_s = LOCK_WAIT_S[0 if read_only else 1]
+    connect = retry(retry=retry_if_exception(_held), stop=stop_after_delay(wait_s),
+                    wait=wait_random_exponential(multiplier=0.01, max=0.25), reraise=True)(duckdb.connect)
+    try:
+        return connect(target, read_only=read_only)
+    except duckdb.Error as e:
+        raise StoreError(_open_message(p, e, waited_s=wait_s)) from None
+
+
+def _open_message(p: Path | None, e: duckdb.Error, waited_s: float | None = None) -> str:
     text = str(e)
     where = str(p) if p is not None else "the in-memory database"
     if "not a valid DuckDB database" in text:
@@ -1277,9 +1469,10 @@ def _open_message(p: Path | None, e: duckdb.Error) -> str:
     if "Corrupt database" in text or "checksum" in text:
         return f"{where} is a corrupt DuckDB database ({text}): restore it from a copy or pass another --db path"
     if "lock" in text.lower():
+        waited = f" for more than {waited_s:g} s" if waited_s else ""
         return (
-            f"{where} is in use by another process ({text}): one process writes a database at a time; "
-            "wait for it or pass another --db path"
+            f"{where} is held by another process{waited} ({text}): the arena holds it only while it writes "
+            "a batch, so this is another program (a DuckDB shell, a notebook): close it, or pass another --db path"
         )
     return f"cannot open {where}: {text}: pass another --db path"
 
@@ -1314,7 +1507,7 @@ def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table
         for name, value in (
             ("match_id", mid), ("board", r.board), ("points_a", r.points_a), ("points_b", r.points_b),
             ("margin", r.margin), ("forfeit_a", bool(r.forfeit_a)), ("forfeit_b", bool(r.forfeit_b)),
-            ("written_at", now),
+            ("written_at", now), ("outcome_a", r.outcome_a),
         ):
             b_cols[name].append(value)
         for t in sorted(r.tables, key=lambda t: t.table):

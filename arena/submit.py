@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.console import Console
@@ -50,7 +51,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     if tournament is not None:
         t = store.get_tournament(tournament)
         if t is None:
-            raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR`")
+            raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR`")
         manifest.check_plays(t.ruleset)
         if t.seed_secret and t.seed_revealed and manifest.key not in t.entrants:  # refused before anything is kept
             raise SubmitError(
@@ -67,11 +68,12 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         ruleset = t.resolved_ruleset() if t is not None else None
         if console is not None:
             console.print(f"checking {manifest.key} ...")
+        store.release()  # the check takes seconds: let reports read the database meanwhile
         report = check_bot(manifest.folder, ruleset=ruleset, limits=limits)
         if not report.ok:
             reasons = "; ".join(report.problems + report.faults[:3])
             raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
-                              f"(run `arena bots check {folder}` for the full report)")
+                              f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
         dest = freeze(manifest.folder, store_root, manifest)
         if content_hash(dest) != digest:
             raise SubmitError(f"the bot folder changed while it was copied: submit {folder} again")

@@ -20,6 +20,7 @@ tournament).
 from __future__ import annotations
 
 import math
+import shlex
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,7 +35,7 @@ from referee.rules.ruleset import TieRule
 
 from .executors import Executor, Interrupted, Unit, Work, local_executor  # noqa: F401 - Interrupted re-exported
 from .schedule import match_order
-from .store import Store, match_id
+from .store import RunLock, Store, match_id
 
 
 #: Finished board pairs are written together at most this often, seconds (each batch one transaction).
@@ -146,17 +147,47 @@ def run(
         max_boards: cut matches into runs of at most this many boards (0: no limit).
         min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
 
+    The run holds the database's :class:`~arena.store.RunLock` throughout, and
+    the database file only while it uses it (:meth:`Store.release` after each
+    batch and each new unit), so reports can read it meanwhile.
+
     Raises:
         TournamentError: unknown tournament or fewer than two entrants.
+        StoreError: another arena is running a tournament in this database.
     """
+    lock = RunLock(store.path) if store.path is not None else None
+    if lock is not None:
+        try:
+            lock.acquire(tournament)
+        except BaseException:
+            if executor is not None:
+                executor.close()
+            raise
+    try:
+        return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
+                    on_progress=on_progress, stop=stop, limits=limits, executor=executor, max_boards=max_boards,
+                    min_run=min_run)
+    except BaseException:
+        if executor is not None:  # refused before it started (closing is idempotent)
+            executor.close()
+        raise
+    finally:
+        store.release()
+        if lock is not None:
+            lock.release()
+
+
+def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
+         on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
+         executor: Executor | None, max_boards: int, min_run: int) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
-        raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {tournament} --bots DIR ...`")
+        raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
     ruleset: Ruleset = t.resolved_ruleset()
     entrants = entrants_of(store, tournament)
     if len(entrants) < 2:
         raise TournamentError(
-            f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {tournament}`")
+            f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {shlex.quote(tournament)}`")
     seed, n_boards = t.seed, t.boards_per_pair
     n_pairs = len(entrants) * (len(entrants) - 1) // 2
     already = sum(store.stored_counts(tournament).values())
@@ -206,6 +237,7 @@ def run(
                 # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
                 if finished or time.monotonic() - last_write >= FLUSH_S:
                     flush()
+                store.release()  # readers may open the file between batches (a no-op when not held)
                 if finished:
                     break
             except KeyboardInterrupt:  # not through the CLI's handler: stop after the pairs in flight

@@ -114,5 +114,16 @@ class BoardPairResult:
         return self.points_a - self.points_b
 
     @property
+    def outcome_a(self) -> str:
+        """A's result on the board pair (RULES.md §8): ``"win"``, ``"draw"`` or ``"loss"``.
+        A forfeit loses whatever the margin (both forfeited: a draw); otherwise the
+        sign of the margin decides. The same rule as ``arena.ratings.board_pair_outcome``."""
+        if self.forfeit_a != self.forfeit_b:
+            return "loss" if self.forfeit_a else "win"
+        if self.forfeit_a or self.margin == 0:
+            return "draw"
+        return "win" if self.margin > 0 else "loss"
+
+    @property
     def faults(self) -> list[Fault]:
         return [f for t in self.tables for f in t.faults]

@@ -11,6 +11,7 @@ import hashlib
 import json
 import random
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -235,16 +236,37 @@ def test_unusable_paths(tmp_path):
         Store.open(tmp_path / "missing.duckdb", read_only=True)
 
 
+_OPEN_IN_CHILD = (
+    "import sys, arena.store as st\n"
+    "st.LOCK_WAIT_S = (float(sys.argv[2]), float(sys.argv[2]))\n"
+    "try:\n    st.Store.open(sys.argv[1], read_only=True).close(); print('opened')\n"
+    "except st.StoreError as e:\n    print(e)\n"
+)
+
+
 def test_database_held_by_another_process(tmp_path):
+    """A file held longer than the wait is an error that says what holds it and what to do."""
     path = tmp_path / "arena.duckdb"
     with Store.open(path):
-        code = (
-            "import sys; from arena.store import Store, StoreError\n"
-            "try:\n    Store.open(sys.argv[1])\nexcept StoreError as e:\n    print(e)\n"
-        )
-        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                             timeout=60)
-    assert "in use by another process" in out.stdout, out.stdout + out.stderr
+        out = subprocess.run([sys.executable, "-c", _OPEN_IN_CHILD, str(path), "0.5"], capture_output=True,
+                             text=True, cwd=ROOT, timeout=60)
+    assert "held by another process for more than 0.5 s" in out.stdout, out.stdout + out.stderr
+    assert "pass another --db path" in out.stdout
+
+
+def test_open_waits_while_another_process_writes(tmp_path):
+    """An open waits for the file while a writer holds it, then succeeds (the arena
+    holds it one batch at a time): here the writer lets go after about a second."""
+    path = tmp_path / "arena.duckdb"
+    s = Store.open(path)
+    child = subprocess.Popen([sys.executable, "-c", _OPEN_IN_CHILD, str(path), "30"], stdout=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+    time.sleep(1.0)  # the child is waiting meanwhile (its answer is checked below, not the time)
+    s.release()
+    out, _ = child.communicate(timeout=60)
+    assert out.strip() == "opened"
+    assert s.list_bots() == []  # the released store reconnects on its next use
+    s.close()
 
 
 def test_other_schema_version_is_refused(tmp_path):
@@ -685,11 +707,63 @@ def test_a_schema_version_1_database_is_upgraded(tmp_path):
     with Store.open(path) as s:
         t = s.get_tournament("club")
         assert (t.seed, t.seed_secret, t.public_seed, t.commitment) == (7, False, 7, seed_commitment(7))
-        assert t.entrants == (A, B) and t.status == "complete" and t.boards_per_pair == 3
+        assert t.entrants == (A, B) and (t.stored_status, t.status) == ("complete", "incomplete") and t.boards_per_pair == 3
         assert s.get_tournament("neg").seed == -5
         assert s.boards("club") == [make_board(7, 0)]
         s.write_board_pair("club", match_id("club", A, B), make_result(get_ruleset("classic"), 0, A, B,
                                                                         random.Random(1), seed=7))
-        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
     with Store.open(path, read_only=True) as s:  # upgraded once: read-only opens work again
         assert s.get_tournament("club").board_pairs == 1
+
+
+# --------------------------------------------------------------------------
+# Outcomes and views (schema version 3)
+# --------------------------------------------------------------------------
+
+
+def test_outcome_column_and_views_agree_with_ratings(tmp_path):
+    """board_pairs.outcome_a, the entrant_board_pairs view and the ratings' tally count the
+    same wins, draws and losses (RULES.md §8: a forfeit loses whatever the margin), so a
+    plain SQL count of wins is the one `arena ratings` shows; entrant_actions names the
+    entrant of every action."""
+    rs = get_ruleset("classic")
+    with new_store(tmp_path / "arena.duckdb") as s:
+        rng = random.Random(3)
+        mid = match_id("t1", A, B)
+        results = [make_result(rs, k, A, B, rng, fault=k % 3 == 0) for k in range(6)]
+        results.append(dataclasses.replace(make_result(rs, 6, A, B, rng), forfeit_a=True, forfeit_b=True))
+        s.write_board_pairs("t1", [(mid, r) for r in results])
+        stored = dict(s.con.execute("SELECT board, outcome_a FROM board_pairs").fetchall())
+        want = {r.board: {1.0: "win", 0.5: "draw", 0.0: "loss"}[board_pair_outcome(r.margin, r.forfeit_a, r.forfeit_b)]
+                for r in results}
+        assert stored == want
+        assert stored[0] == stored[3] == "win"  # B forfeited: A wins whatever the margin
+        assert stored[6] == "draw"  # both forfeited
+        wdl = dict(s.con.execute(
+            "SELECT entrant, [count(*) FILTER (WHERE outcome = 'win'), count(*) FILTER (WHERE outcome = 'draw'), "
+            "count(*) FILTER (WHERE outcome = 'loss')] FROM entrant_board_pairs GROUP BY entrant").fetchall())
+        w, d, l = (sum(v == o for v in stored.values()) for o in ("win", "draw", "loss"))
+        assert wdl == {A: [w, d, l], B: [l, d, w]}
+        who = s.con.execute("SELECT DISTINCT table_no, seat, entrant FROM entrant_actions ORDER BY ALL").fetchall()
+        assert who == [(1, 0, A), (1, 1, B), (1, 2, A), (1, 3, B), (2, 0, B), (2, 1, A), (2, 2, B), (2, 3, A)]
+        assert count(s, "entrant_actions") == count(s, "actions")
+
+
+def test_a_schema_version_2_database_is_upgraded(tmp_path):
+    """A version 2 database (no outcome_a) gets the column, filled from its rows, and the views."""
+    path = tmp_path / "old.duckdb"
+    rs = get_ruleset("classic")
+    with new_store(path) as s:
+        r = make_result(rs, 0, A, B, random.Random(5), fault=True)
+        s.write_board_pair("t1", match_id("t1", A, B), r)
+        s.con.execute("DROP VIEW entrant_board_pairs")
+        s.con.execute("DROP VIEW entrant_actions")
+        s.con.execute("ALTER TABLE board_pairs DROP COLUMN outcome_a")
+        s.con.execute("UPDATE schema_version SET version = 2")
+    with pytest.raises(StoreError, match="schema version 2.*open it once for writing"):
+        Store.open(path, read_only=True)
+    with Store.open(path) as s:
+        assert s.con.execute("SELECT outcome_a FROM board_pairs").fetchall() == [("win",)]
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert count(s, "entrant_board_pairs") == 2

@@ -6,6 +6,9 @@ import json
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
 
 from .conftest import BOTS3, SAMPLES, cli, copy_bot, output
 
@@ -57,7 +60,32 @@ def test_head_to_head_and_matches(played):
     assert "head to head" in r.stdout
     r = cli("matches", "--tournament", NAME, "--db", db)
     assert r.exit_code == 0, output(r)
-    assert "matches" in r.stdout
+    assert "W-D-L A" in r.stdout and "margin A/board" in r.stdout
+
+
+def test_matches_count_what_ratings_count(played):
+    """Issue 14 item 10: the W-D-L of `arena matches` (board_pairs.outcome_a) adds up to each
+    entrant's W-D-L in `arena ratings`; entrants are {name, version} in every JSON listing."""
+    _, db = played
+    ms = json.loads(cli("matches", "--tournament", NAME, "--json", "--db", db).stdout)
+    rated = {o["name"]: o for o in json.loads(cli("ratings", "--tournament", NAME, "--json", "--db", db).stdout)}
+    assert len(ms) == 3
+    for name, o in rated.items():
+        wdl = [0, 0, 0]
+        for m in ms:
+            assert set(m["entrant_a"]) == {"name", "version"}
+            mine = [m["wins_a"], m["draws"], m["losses_a"]]
+            if m["entrant_a"]["name"] == name:
+                wdl = [x + y for x, y in zip(wdl, mine)]
+            elif m["entrant_b"]["name"] == name:
+                wdl = [x + y for x, y in zip(wdl, mine[::-1])]
+        assert wdl == [o["wins"], o["draws"], o["losses"]], name
+    for m in ms:
+        assert m["mean_margin"] == round(m["total_margin"] / m["boards"], 1)
+    listed = json.loads(cli("tournament", "list", "--json", "--db", db).stdout)
+    assert listed[0]["entrants"][0] == {"name": "random", "version": "1.0.0"}
+    bots = json.loads(cli("bots", "list", "--json", "--db", db).stdout)
+    assert sorted(b["name"] for b in bots) == ["greedy", "heuristic", "random"]
 
 
 def test_log_board_json(played):
@@ -131,3 +159,67 @@ def test_rerun_then_new_entrant(played, tmp_path):
     r = cli("bots", "submit", new, "--db", db)
     text = output(r)
     assert r.exit_code != 0 and "already registered with different content" in text and "Traceback" not in text
+
+
+def test_readme_sql_counts_what_ratings_count(played):
+    """The README's SQL (section "Results in SQL") runs, and its W-D-L per entrant equals `arena ratings`."""
+    from .conftest import REPO
+
+    _, db = played
+    text = (REPO / "README.md").read_text()
+    block = text[text.index("```sql") + 6:text.index("```", text.index("```sql") + 6)]
+    wdl_sql, slow_sql = [q for q in block.split(";") if q.strip()]
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(wdl_sql).fetchall()
+        slowest = con.execute(slow_sql).fetchall()
+    rated = {o["name"] + "@" + o["version"]: o
+             for o in json.loads(cli("ratings", "--tournament", NAME, "--json", "--db", db).stdout)}
+    for key, o in rated.items():
+        mine = [r for r in rows if r[0] == key]
+        assert len(mine) == 2
+        assert [sum(r[i] for r in mine) for i in (3, 4, 5)] == [o["wins"], o["draws"], o["losses"]]
+    assert {r[0] for r in slowest} == set(rated)
+
+
+def test_commands_chain(played, tmp_path):
+    """Issue 14 item 12: `arena log --json` replays with `arena replay` (a list, a file or
+    standard input) to the stored scores; `arena log` takes a short match form when it
+    names one match; suggested commands are shell-quoted."""
+    _, db = played
+    r = cli("log", "greedy~random", "--json", "--db", db)  # either order, names without versions
+    assert r.exit_code == 0, output(r)
+    tables = json.loads(r.stdout)
+    assert len(tables) == 2 * BOARDS and {t["ns"] for t in tables} == {"random@1.0.0", "greedy@1.0.0"}
+    with duckdb.connect(str(db), read_only=True) as con:
+        want = con.execute("SELECT score_ns, score_ew FROM deals WHERE match_id = ? ORDER BY board, table_no",
+                           [f"{NAME}/random@1.0.0~greedy@1.0.0"]).fetchall()
+    path = tmp_path / "log.json"
+    path.write_text(r.stdout)
+    for args, stdin in ((["replay", path, "--json"], None), (["replay", "-", "--json"], r.stdout)):
+        rr = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
+        assert rr.exit_code == 0, rr.output
+        got = json.loads(rr.stdout)
+        assert [tuple(o["score"]) for o in got] == want
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(tables[0]))
+    r1 = cli("replay", one, "--json")
+    assert r1.exit_code == 0 and tuple(json.loads(r1.stdout)["score"]) == want[0], output(r1)
+
+    bad = json.loads(r.stdout)
+    bad[1]["record"]["actions"][0]["seat"] = (bad[1]["record"]["actions"][0]["seat"] + 1) % 4
+    path.write_text(json.dumps(bad))
+    r2 = cli("replay", path)
+    assert r2.exit_code == 2 and "record 1 (board 0 table 2)" in r2.stderr, output(r2)
+
+    r3 = cli("log", f"{NAME}/random~heuristic", "--board", 1, "--db", db)
+    assert r3.exit_code == 0 and "board 1 table 2" in r3.stdout, output(r3)
+    r4 = cli("log", "random@9~greedy", "--db", db)
+    assert r4.exit_code == 1 and "there is no match 'random@9~greedy'" in r4.stderr, output(r4)
+
+
+def test_suggested_commands_are_shell_quoted(tmp_path):
+    db = tmp_path / "my results" / "arena.duckdb"
+    r = cli("tournament", "run", "my club", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy", "--boards", 1,
+            "--seed", 2, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert f"See: arena ratings --tournament 'my club' --db '{db}'" in r.stdout.replace("\n", "")

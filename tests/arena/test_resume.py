@@ -75,8 +75,8 @@ def snapshot(db: Path) -> dict[str, list[tuple]]:
 
 
 def stored_pairs(db: Path) -> int:
-    with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute("SELECT count(*) FROM board_pairs").fetchone()[0]
+    with Store.open(db, read_only=True) as s:  # waits while the run writes a batch
+        return s.con.execute("SELECT count(*) FROM board_pairs").fetchone()[0]
 
 
 def run_until_started(db: Path, root: Path, folder: Path) -> tuple[subprocess.Popen, Path, Path]:
@@ -91,13 +91,13 @@ def run_until_started(db: Path, root: Path, folder: Path) -> tuple[subprocess.Po
     return p, out, err
 
 
-def wait_for_writes(db: Path, p: subprocess.Popen, grow: int = 100_000, timeout: float = 20.0) -> None:
-    """Wait until the write-ahead log grew by ``grow`` bytes (some board pairs committed); the
-    database itself cannot be read while the run holds it."""
-    wal = Path(str(db) + ".wal")
-    size = lambda: wal.stat().st_size if wal.exists() else 0  # noqa: E731
-    start_size, end = size(), time.monotonic() + timeout
-    while size() < start_size + grow and p.poll() is None and time.monotonic() < end:
+def wait_for_writes(db: Path, p: subprocess.Popen, at_least: int = 3, timeout: float = 60.0) -> None:
+    """Wait until the run stored ``at_least`` board pairs, read while it runs (it holds
+    the file only while it writes a batch)."""
+    end = time.monotonic() + timeout
+    while stored_pairs(db) < at_least:
+        assert p.poll() is None, "the run ended before it was interrupted"
+        assert time.monotonic() < end, f"fewer than {at_least} board pairs stored after {timeout} s"
         time.sleep(0.05)
 
 
@@ -122,7 +122,10 @@ def test_resume_after_sigkill(template):
     p, out, err = run_until_started(kdb, root, kdb.parent)
     wait_for_writes(kdb, p)
     time.sleep(random.uniform(0.0, 1.0))
-    assert procs_under(root), "no bot process found under the tmp folder: the scan would prove nothing"
+    end = time.monotonic() + 30  # between two matches no bot runs: wait for the next one's (a condition, not a time)
+    while not procs_under(root):
+        assert p.poll() is None and time.monotonic() < end, "no bot process found: the scan would prove nothing"
+        time.sleep(0.02)
     os.kill(p.pid, signal.SIGKILL)  # only the arena process: its bots must die with it (PDEATHSIG)
     assert p.wait(timeout=10) == -signal.SIGKILL
     left = wait_no_procs(root)

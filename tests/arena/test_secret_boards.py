@@ -98,7 +98,7 @@ def test_a_new_tournament_seed_is_256_random_bits_committed_and_hidden(created):
     r = cli("tournament", "show", "sec", "--json", "--db", db)
     info = json.loads(r.stdout)
     assert (info["commitment"], info["seed"], info["board_pairs_total"], info["entrants"]) == (
-        commitment, None, BOARDS, ["random@1.0.0", "greedy@1.0.0"])
+        commitment, None, BOARDS, [{"name": "random", "version": "1.0.0"}, {"name": "greedy", "version": "1.0.0"}])
     texts.append(output(r))
 
     tournaments, boards, text = exported(db, root / "export-hidden")

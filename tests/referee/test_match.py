@@ -51,12 +51,20 @@ def decisions_of(result: BoardPairResult, key: str) -> list:
 
 
 def assert_replays(results: list[BoardPairResult]) -> None:
-    """Every table's record (fallback actions included) replays under the rules to the same score."""
+    """Every table's record (fallback actions included) replays under the rules to the same
+    score, and every faulted decision's recorded action is the documented fallback: the
+    first legal action in the engine's order (docs/PROTOCOL.md §3, referee/match.py)."""
     for r in results:
         for t in r.tables:
             state = replay(t.record)
             assert state.outcome().score == t.outcome.score, (r.board, t.table)
             assert [d.fault for d in t.decisions].count(None) == len(t.decisions) - len(t.faults)
+            walk = DealState(t.record.ruleset, t.record.deck, t.record.dealer, pot=t.record.pot)
+            assert len(t.decisions) == len(t.record.actions)
+            for d, (seat, action) in zip(t.decisions, t.record.actions):
+                if d.fault:
+                    assert action == walk.legal_actions()[0], (r.board, t.table, d)
+                walk.apply(action)
 
 
 def ctrl_c() -> None:
