@@ -50,6 +50,8 @@ from .executors import Item, Unit, Work, play_unit
 MAX_BOARDS = 25
 #: Units handed to the scheduler ahead, per worker.
 AHEAD = 2
+#: A unit the cluster cancels (its inputs lost with their workers) is submitted again this many times.
+RESUBMITS = 3
 
 
 class ClusterError(RuntimeError):
@@ -171,6 +173,7 @@ class DaskExecutor:
         self._stop.clear()
         self._archives: dict[str, object] = {}  # content hash -> the scattered BotArchive's future
         self._pending: list = []
+        self._unit_of: dict[str, tuple[Unit, int]] = {}  # a pending future's key -> (its unit, attempt)
         self._units: Iterator[Unit] | None = None
         self._stopping = False
         self._errors: list[str] = []
@@ -196,8 +199,9 @@ class DaskExecutor:
         digest = entrant.content_hash or content_hash(entrant.manifest.folder)
         fut = self._archives.get(digest)
         if fut is None:
+            # on every worker now (a worker that joins later gets it from another)
             fut = self._archives[digest] = self.client.scatter(
-                BotArchive.pack(Path(entrant.manifest.folder), digest), hash=False)
+                BotArchive.pack(Path(entrant.manifest.folder), digest), hash=False, broadcast=True)
         return fut
 
     def start(self, work: Work, units: Iterator[Unit]) -> None:
@@ -211,9 +215,14 @@ class DaskExecutor:
             if unit is None:
                 self._units = None
                 return
-            self._pending.append(self.client.submit(
-                _cluster_unit, self._work, unit, self._archive(unit.a), self._archive(unit.b), self._stop_name,
-                key=f"belote-unit-{self._stop_name[-8:]}-{unit.number}", pure=False))
+            self._submit(unit)
+
+    def _submit(self, unit: Unit, attempt: int = 0) -> None:
+        f = self.client.submit(
+            _cluster_unit, self._work, unit, self._archive(unit.a), self._archive(unit.b), self._stop_name,
+            key=f"belote-unit-{self._stop_name[-8:]}-{unit.number}-{attempt}", pure=False)
+        self._unit_of[f.key] = (unit, attempt)
+        self._pending.append(f)
 
     def results(self, timeout: float) -> list[Item]:
         from distributed import wait
@@ -228,12 +237,18 @@ class DaskExecutor:
                 pass
         for f in [f for f in self._pending if f.done()]:
             self._pending.remove(f)
+            unit, attempt = self._unit_of.pop(f.key)
             if f.status == "finished":
                 out.extend(f.result())
             elif f.status == "cancelled":
-                if not self._stopping:
-                    self._errors.append(f"unit {f.key} was cancelled by the cluster (lost workers?): "
-                                        "run again to play what is missing")
+                if self._stopping:
+                    pass
+                elif attempt < RESUBMITS:  # e.g. every worker holding a bot's copy died: ship it again
+                    self._archives.clear()
+                    self._submit(unit, attempt + 1)
+                else:
+                    self._errors.append(f"unit {f.key} was cancelled by the cluster {attempt + 1} times "
+                                        "(lost workers?): run again to play what is missing")
             else:
                 error = f"unit {f.key}: {f.exception()!r}"
                 if error not in self._errors:

@@ -207,7 +207,14 @@ class _PoolExecutor:
                 self._units = None
                 return
             self._received.setdefault(unit.number, 0)
-            self._pending[unit.number] = self._submit(unit)
+            try:
+                self._pending[unit.number] = self._submit(unit)
+            except BrokenProcessPool:  # a worker died: what it played is stored, the rest is not started
+                self._stopping = True
+                error = "a worker process died (killed?): its unit is not finished; run again to resume"
+                if error not in self._errors:
+                    self._errors.append(error)
+                return
 
     def _reap(self) -> None:
         for number, f in list(self._pending.items()):
