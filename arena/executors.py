@@ -22,7 +22,11 @@ Partners never share a process and no process plays both tables of a board
 
 A worker process dies with the arena (``PR_SET_PDEATHSIG``, and it exits at once if
 the arena died before it could ask); its bots die with it (their launcher's own
-death signal and the sandbox's guardian, :mod:`referee.sandbox`).
+death signal and the sandbox's guardian, :mod:`referee.sandbox`).  The kernel sends a
+death signal when the *thread* that started the process ends: worker processes are
+started by the thread that calls :meth:`Executor.results` (the arena's writer, alive
+for the whole run), and bots by the thread that plays their unit, which stops them
+before the unit ends — never start either from a short-lived thread.
 """
 
 from __future__ import annotations
