@@ -342,8 +342,8 @@ def tournament_run(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
-        min=1, max=64, help="matches played at once, each in a worker process of its own "
-        "(with fewer matches than workers, runs of a match's boards)")] = 1,
+        min=1, max=64, help="matches played at once: 1 in the arena's process, more in as many "
+        "worker processes (few matches are cut into runs of their boards)")] = 1,
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
