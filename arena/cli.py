@@ -820,5 +820,8 @@ def export(
 
 
 def main() -> None:  # pragma: no cover - console entry point
+    from .malloc import few_malloc_arenas
+
+    few_malloc_arenas()  # memory flat in the length of a run (before any thread starts)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     app()

@@ -46,6 +46,7 @@ from referee.match import Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import make_board
 
+from .malloc import TRIM_EVERY, few_malloc_arenas, trim_memory
 from .schedule import suit_permutation
 
 #: A board pair as it reaches the writer: ``(match_id, result)``.
@@ -106,6 +107,8 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
         nonlocal count
         emit(unit.match_id, result)
         count += 1
+        if count % TRIM_EVERY == 0:
+            trim_memory()
         if stopped():
             raise Interrupted
 
@@ -157,6 +160,7 @@ def _worker_init(results, stop, parent: int) -> None:
     ``stop``; the worker finishes the board pair in flight)."""
     from referee.launch import die_with_parent
 
+    few_malloc_arenas()
     die_with_parent()
     if os.getppid() != parent:  # the arena died before the death signal was asked for
         os._exit(1)

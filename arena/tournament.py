@@ -34,12 +34,15 @@ from referee.rules import Ruleset, make_board
 from referee.rules.ruleset import TieRule
 
 from .executors import Executor, Interrupted, Unit, Work, local_executor  # noqa: F401 - Interrupted re-exported
+from .malloc import trim_memory
 from .schedule import match_order
 from .store import RunLock, Store, match_id
 
 
 #: Finished board pairs are written together at most this often, seconds (each batch one transaction).
 FLUSH_S = 0.5
+#: The writer gives freed memory back to the system this often, seconds (:func:`arena.malloc.trim_memory`).
+TRIM_S = 5.0
 
 
 class TournamentError(ValueError):
@@ -208,6 +211,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
     done_count = summary.already
     batch: dict[tuple[str, int], tuple[str, BoardPairResult]] = {}
     last_write = time.monotonic()
+    next_trim = last_write + TRIM_S
     stopping = False
 
     def flush() -> None:
@@ -238,6 +242,9 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
                 if finished or time.monotonic() - last_write >= FLUSH_S:
                     flush()
                 store.release()  # readers may open the file between batches (a no-op when not held)
+                if time.monotonic() >= next_trim:
+                    trim_memory()
+                    next_trim = time.monotonic() + TRIM_S
                 if finished:
                     break
             except KeyboardInterrupt:  # not through the CLI's handler: stop after the pairs in flight
