@@ -6,10 +6,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test setup proto bench clean
 
+# PYTHONWARNINGS=ignore: setuptools warns on every editable install that it is one (noise on `make run`)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 setup: $(STAMP)

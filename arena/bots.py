@@ -32,6 +32,8 @@ class ConformanceReport:
     decisions: Counter = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
+    #: how the referee will send it decisions: "DecideStream" or "Decide" (unary), "" if not known
+    transport: str = ""
 
     @property
     def ok(self) -> bool:
@@ -44,6 +46,18 @@ class ConformanceReport:
     @property
     def p99_ms(self) -> float:
         return percentile(self.latencies_ms, 0.99)
+
+
+def _transport(client: BotClient) -> str:
+    """Which way the referee will send this bot its decisions (docs/PROTOCOL.md §3):
+    ``"DecideStream"`` when the bot serves the stream (a stream opened and closed with
+    no request ends cleanly), ``"Decide"`` (unary) when it answers UNIMPLEMENTED."""
+    try:
+        for _ in client.stub.DecideStream(iter(()), timeout=5):
+            pass
+    except grpc.RpcError as e:
+        return "Decide" if e.code() == grpc.StatusCode.UNIMPLEMENTED else f"unknown (DecideStream: {e.code().name})"
+    return "DecideStream"
 
 
 #: The sample bot the conformance check plays against (it takes often, so deals reach the play).
@@ -80,6 +94,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
                                    f"this referee speaks {PROTOCOL_VERSION}")
         if info.name != manifest.name or info.version != manifest.version:
             report.problems.append(f"bot-info says {said['name']}@{said['version']}, the manifest {manifest.key}")
+        report.transport = _transport(client)
     except BotStartError as e:
         report.problems.append(str(e))
         return report

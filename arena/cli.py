@@ -6,17 +6,20 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import shlex
 import sys
 import signal
 import threading
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -29,6 +32,62 @@ from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_r
 from .render import render_deal
 from .schedule import new_seed
 
+def _metavar(param) -> str:
+    """The placeholder shown for a parameter, in one style: FILE, FOLDER, NAME, MATCH,
+    N, MS, MIB, S; nothing for a flag; a short choice list, else a word (the choices
+    go into the help text)."""
+    name, desc = param.name or "", param.type_descriptor
+    kind = desc.annotation
+    if typing.get_origin(kind) is list:
+        kind = typing.get_args(kind)[0]
+    if getattr(param, "is_flag", False) or kind is bool:
+        return ""
+    if desc.is_choice:
+        values = [str(getattr(c, "value", c)) for c in desc.choices or ()]
+        if len("|".join(values)) <= 16:
+            return "|".join(values)
+        if param.help and "one of:" not in param.help:
+            param.help += f"; one of: {', '.join(values)}"
+        return name.upper().replace("_", "-")
+    if kind is Path:
+        return "FILE" if name in ("db", "file") else "FOLDER" if name in ("out", "folder", "bots", "bot") else "PATH"
+    if kind is int:
+        return "MS" if name.endswith("_ms") else "MIB" if name.endswith("_mib") else "S" if name.endswith("_s") else "N"
+    if kind is float:
+        return "X"
+    return {"match_id": "MATCH", "name": "NAME", "tournament": "NAME", "bots": "BOT", "bot": "BOT",
+            "file": "FILE"}.get(name, "TEXT")
+
+
+def _tidy(command, ctx) -> None:
+    """Give each parameter of ``command`` (and its help option) a placeholder in one style
+    (:func:`_metavar`) unless it names its own: typer's default shows Python types
+    (``<list[Path]>``, ``<bool>``, ``{folder}``)."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if param is None:
+            continue
+        if param.metavar is None:
+            param.metavar = _metavar(param)
+        if param.param_type_name == "argument":  # the placeholder says it: no "<str>" column
+            param.display_type_rich = lambda ctx=None: None
+        if (getattr(param, "max", None) or 0) > 2**64:  # a 78-digit bound helps nobody: the help says "256 bits"
+            param._get_number_range_help_str = lambda: None
+
+
+class _Group(TyperGroup):
+    """A command group whose commands show placeholders in one style (:func:`_tidy`)."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _tidy(command, ctx)
+        return command
+
+    def get_params(self, ctx):
+        _tidy(self, ctx)
+        return super().get_params(ctx)
+
+
 DEFAULT_DB = Path("results/arena.duckdb")
 
 app = typer.Typer(
@@ -38,9 +97,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=_Group,
 )
-bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True)
-tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True)
+bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True, cls=_Group)
+tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True,
+                             cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 # Piped or captured output is not cut to 80 columns: tables and messages stay whole.
@@ -53,6 +114,12 @@ class RulesetName(str, Enum):
     strict = "strict"
     all_trumps = "all-trumps"
     two_player = "two-player"
+
+
+def did_you_mean(given: str, known) -> str:
+    """``": did you mean 'x'?"`` for the closest known name, or ``""``."""
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
 
 
 class ExportFormat(str, Enum):
@@ -189,7 +256,8 @@ def replay(
 
 @app.command()
 def match(
-    bots: Annotated[list[str], typer.Option("--bot", help="a bot folder (with bot.toml) or host:port; give two")],
+    bots: Annotated[list[str], typer.Option(
+        "--bot", "--bots", help="a bot folder (with bot.toml) or host:port; give two")],
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
@@ -239,6 +307,11 @@ def _print_check(report) -> None:
         for kind, n in sorted(report.decisions.items()):
             t.add_row(kind, str(n))
         console.print(t)
+    if report.transport:
+        console.print({"DecideStream": "transport: DecideStream, one gRPC stream per bot process",
+                       "Decide": "transport: unary Decide calls (the bot does not serve DecideStream, "
+                                 "which is about 1.5x faster)"}.get(report.transport, f"transport: {report.transport}"),
+                      highlight=False, markup=False)
     if report.latencies_ms:
         console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
                       f"over {len(report.latencies_ms)} decisions")
@@ -335,7 +408,8 @@ def bots_list(
 @tournament_app.command("run")
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
-    bots: Annotated[list[Path] | None, typer.Option("--bots", help="bot folder to submit and enter (repeatable)")] = None,
+    bots: Annotated[list[Path] | None, typer.Option(
+        "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
     seed: Annotated[int | None, typer.Option(
@@ -545,10 +619,11 @@ def tournament_show(
     store = open_store(db, read_only=True)
     try:
         t = store.get_tournament(name)
+        names = [] if t is not None else [x.name for x in store.list_tournaments()]
     finally:
         store.close()
     if t is None:
-        raise fail(f"no tournament {name!r} in {db}: see `arena tournament list`")
+        raise fail(f"no tournament {name!r} in {db}{did_you_mean(name, names)}: see `arena tournament list`")
     info = _tournament_json(t)
     if as_json:
         print(json.dumps(info))
@@ -581,31 +656,60 @@ def _fmt(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
 
 
+def _num(x: float | None, digits: int = 1) -> float | None:
+    """A number for JSON: None for NaN or an infinite end (JSON has neither)."""
+    return None if x is None or not math.isfinite(x) else round(x, digits)
+
+
+def _ci(low: float, high: float) -> str:
+    """A 95% interval of Elo: "1450–1550", "≥ 1620" (100%), "≤ 1380" (0%), "-"."""
+    if math.isnan(low) or math.isnan(high):
+        return "-"
+    if math.isinf(high) and math.isinf(low):
+        return "-"
+    if math.isinf(high):
+        return f"≥ {low:.0f}"
+    if math.isinf(low):
+        return f"≤ {high:.0f}"
+    return f"{low:.0f}–{high:.0f}"
+
+
 @app.command()
 def ratings(
     tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset when no tournament is given (default: classic)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
-    h2h: Annotated[bool, typer.Option("--head-to-head", help="per pair: board W/D/L and mean margin")] = False,
+    h2h: Annotated[bool, typer.Option("--head-to-head", help="per pair: W/D/L, margin, Elo difference")] = False,
+    history: Annotated[str | None, typer.Option(
+        "--history", metavar="NAME", help="ratings of bot NAME (every version) as results came in")] = None,
+    steps: Annotated[int, typer.Option(min=1, max=1000, help="with --history: checkpoints")] = 10,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Elo ratings: maximum-likelihood Bradley–Terry over board pairs, 95% CI, anchor mean 1500.
 
     A board pair is won by the larger duplicate margin (RULES.md §8), drawn on
-    an equal margin, lost by an entrant that forfeited it.
+    an equal margin, lost by an entrant that forfeited it. README ("Reading
+    the ratings") explains every column.
     """
-    from .reports import head_to_head_table, rating_table
+    from . import reports
 
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if tournament is not None and ruleset is not None:
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
         rows = store.board_pair_results(tournament=tournament, ruleset=rs)
-        unfinished = [t for t in store.list_tournaments() if t.status != "complete"
-                      and (t.name == tournament or (tournament is None and t.ruleset == rs))]
+        field = reports.field_scores(store, tournament=tournament, ruleset=rs) if not (h2h or history) else {}
+        hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs) if history else []
+        # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
+        decided = {n for (n,) in store.con.execute(
+            "SELECT tournament FROM sprt_tests WHERE status <> 'running'").fetchall()} if _has_table(store, "sprt_tests") else set()
+        scoped = [t for t in store.list_tournaments() if t.name == tournament or (tournament is None and t.ruleset == rs)]
+        unfinished = [t for t in scoped if t.status != "complete" and t.name not in decided]
+        order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
@@ -614,27 +718,13 @@ def ratings(
         err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
                   f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
                   highlight=False)
-    if h2h:
-        table = head_to_head_table(rows)
-        if as_json:
-            print(json.dumps([{**h.__dict__, "ci_low": None if math.isnan(h.ci_low) else h.ci_low,
-                               "ci_high": None if math.isnan(h.ci_high) else h.ci_high} for h in table]))
-            return
-        t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
-        width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
-        for col in ("A", "B"):
-            t.add_column(col, no_wrap=True, min_width=width)
-        for col in ("boards", "W-D-L", "margin", "95% CI"):
-            t.add_column(col, justify="right", no_wrap=True)
-        for h in table:
-            t.add_row(h.a, h.b, str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
-                      f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-")
-        console.print(t)
+    if history is not None:
+        _print_history(reports.rating_history(hist_rows, history, steps), history, scope, as_json)
         return
-    try:
-        table = rating_table(rows)
-    except ValueError as e:
-        raise fail(f"cannot rate {scope}: {e}") from None
+    table = reports.rating_table(rows)
+    if h2h:
+        _print_head_to_head(reports.head_to_head_table(rows, order), table, scope, as_json)
+        return
     if table is None:
         if as_json:
             print("[]")
@@ -644,23 +734,320 @@ def ratings(
     for k, i in enumerate(table.order):
         r = table.fit.ratings[i]
         name, _, version = r.name.partition("@")
-        out.append({"rank": k + 1, "name": name, "version": version, "elo": round(r.elo, 1),
-                    "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "boards": r.games,
-                    "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": round(r.score, 4),
-                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4)})
+        f = field.get(r.name)
+        d = table.diff_next[k]
+        out.append({"rank": k + 1, "name": name, "version": version, "group": r.group + 1,
+                    "elo": _num(r.elo), "ci_low": _num(r.ci_low), "ci_high": _num(r.ci_high),
+                    "bound": r.bound, "boards": r.games, "wins": r.wins, "draws": r.draws,
+                    "losses": r.losses, "score": _num(r.score, 4),
+                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4),
+                    "diff_next": None if d is None else _num(d[0]),
+                    "diff_next_low": None if d is None else _num(d[1]),
+                    "diff_next_high": None if d is None else _num(d[2]),
+                    "significant_next": None if d is None else bool(d[1] > 0 or d[2] < 0),
+                    "butler": None if f is None else _num(f.butler, 2),
+                    "butler_low": None if f is None else _num(f.butler_low, 2),
+                    "butler_high": None if f is None else _num(f.butler_high, 2),
+                    "matchpoints": None if f is None else _num(f.matchpoints, 4)})
     if as_json:
         print(json.dumps(out))
         return
-    t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500)", header_style="bold")
+    groups = table.fit.groups
+    t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500"
+              + (" of each group" if groups > 1 else "") + ")", header_style="bold")
     t.add_column("#", justify="right", no_wrap=True, min_width=1)
+    if groups > 1:
+        t.add_column("grp", justify="right", no_wrap=True)
     t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
-    for col in ("Elo", "95% CI", "boards", "W-D-L", "LOS>next"):
+    for col in ("Elo", "95% CI", "boards", "W-D-L", "field", "MP%", "LOS>next", "Δnext 95% CI"):
         t.add_column(col, justify="right", no_wrap=True)
-    for o in out:
-        t.add_row(str(o["rank"]), f"{o['name']}@{o['version']}", f"{o['elo']:.0f}",
-                  f"{o['ci_low']:.0f}–{o['ci_high']:.0f}", str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
-                  "-" if o["los_next"] is None else f"{o['los_next']:.1%}")
+    for k, o in enumerate(out):
+        r = table.fit.ratings[table.order[k]]
+        d = table.diff_next[k]
+        los = table.los_next[k]
+        cells = [str(o["rank"])] + ([str(o["group"])] if groups > 1 else []) + [
+            escape(f"{o['name']}@{o['version']}"), "-" if math.isnan(r.elo) else f"{r.elo:.0f}",
+            _ci(r.ci_low, r.ci_high), str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
+            "-" if o["butler"] is None else f"{o['butler']:+.1f}",
+            "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
+            "-" if los is None else f"{los:.1%}",
+            "-" if d is None else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})" + (" *" if o["significant_next"] else ""),
+        ]
+        t.add_row(*cells)
     console.print(t)
+    console.print("LOS>next: probability this bot is stronger than the next one down; Δnext: the Elo difference "
+                  "with its 95% interval, * = significant (the interval excludes 0, LOS > 97.5%). "
+                  "field: points per table above the field's average on the same cards; MP%: share of the "
+                  "field's tables with the same cards beaten. See README, \"Reading the ratings\".",
+                  style="dim", highlight=False)
+    if groups > 1:
+        members = {}
+        for r in table.fit.ratings:
+            members.setdefault(r.group + 1, []).append(r.name)
+        err.print(f"note: the results form {groups} groups that never met, directly or through others "
+                  f"({'; '.join(f'group {g}: ' + ', '.join(v) for g, v in sorted(members.items()))}): "
+                  "ratings compare only within a group, and each group's mean is 1500. Play a match "
+                  "between the groups to join them.", highlight=False)
+    if any(r.bound for r in table.fit.ratings):
+        err.print("note: a bot that won (or lost) every board pair has no finite upper (lower) bound: its "
+                  "interval is one-sided (≥ or ≤), the bound at which such a clean sweep has a 5% chance.",
+                  highlight=False)
+
+
+def _has_table(store, name: str) -> bool:
+    """Whether the database has the table (one opened read-only keeps the schema it was written with)."""
+    return bool(store.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()[0])
+
+
+def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
+    """Per pair: board W/D/L, mean margin with its interval, and the Elo difference from the fit."""
+    diffs = {}
+    if fit_table is not None:
+        for h in table:
+            d = fit_table.fit.difference(h.a, h.b)
+            diffs[(h.a, h.b)] = (*d, fit_table.fit.los(h.a, h.b))
+    if as_json:
+        print(json.dumps([{**h.__dict__, "ci_low": _num(h.ci_low, 3), "ci_high": _num(h.ci_high, 3),
+                           "elo_diff": _num(diffs[(h.a, h.b)][0]), "elo_diff_low": _num(diffs[(h.a, h.b)][1]),
+                           "elo_diff_high": _num(diffs[(h.a, h.b)][2]), "los": _num(diffs[(h.a, h.b)][3], 4)}
+                          for h in table]))
+        return
+    t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
+    width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
+    for col in ("A", "B"):
+        t.add_column(col, no_wrap=True, min_width=width)
+    for col in ("boards", "W-D-L", "margin", "95% CI", "Elo A-B", "95% CI ", "LOS A>B"):
+        t.add_column(col, justify="right", no_wrap=True)
+    notes = []
+    for h in table:
+        diff, low, high, los = diffs[(h.a, h.b)]
+        mark = ""
+        if h.ci_note:
+            notes.append(f"{h.a} - {h.b}: {h.ci_note}")
+            mark = f" [{len(notes)}]"
+        t.add_row(escape(h.a), escape(h.b), str(h.boards), f"{h.wins}-{h.draws}-{h.losses}",
+                  f"{h.mean_margin:+.0f}",
+                  (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
+                  "-" if math.isnan(diff) else f"{diff:+.0f}",
+                  "-" if math.isnan(low) else f"{low:+.0f}…{high:+.0f}",
+                  "-" if math.isnan(los) else f"{los:.1%}")
+    console.print(t)
+    console.print("Elo A-B: the pair's difference in the fitted ratings (all results, not only this pair's) with its "
+                  "95% interval; LOS A>B: probability A is the stronger. See README, \"Reading the ratings\".",
+                  style="dim", highlight=False)
+    for k, n in enumerate(notes, 1):
+        console.print(f"[{k}] {escape(n)}", highlight=False)
+
+
+def _print_history(points, name: str, scope: str, as_json: bool) -> None:
+    """Ratings of every version of a bot after successive slices of the stored board pairs."""
+    if not points:
+        raise fail(f"no board pairs of a bot {name!r} in {scope}: see `arena bots list`")
+    if as_json:
+        print(json.dumps([{"board_pairs": p.board_pairs, "entrant": p.entrant, "elo": _num(p.elo),
+                           "ci_low": _num(p.ci_low), "ci_high": _num(p.ci_high), "boards": p.games}
+                          for p in points]))
+        return
+    t = Table(title=f"rating history of {escape(name)} — {scope} (refitted after each slice of the stored "
+              "board pairs, in the order stored)", header_style="bold")
+    t.add_column("board pairs stored", justify="right")
+    t.add_column("version", no_wrap=True)
+    for col in ("Elo", "95% CI", "its boards"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for p in points:
+        t.add_row(str(p.board_pairs), escape(p.entrant), f"{p.elo:.0f}", _ci(p.ci_low, p.ci_high), str(p.games))
+    console.print(t)
+
+
+@app.command()
+def plan(
+    elo: Annotated[float, typer.Option(help="the Elo difference to detect (> 0)")] = 30.0,
+    power: Annotated[float, typer.Option(help="chance of detecting it")] = 0.8,
+    alpha: Annotated[float, typer.Option(help="two-sided significance level")] = 0.05,
+    tournament: Annotated[str | None, typer.Option(help="measure spreads on this tournament's results")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="else on this ruleset's results (classic)")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """How many board pairs two bots must play to tell an Elo difference, with a given power.
+
+    From the spread of board-pair scores (and of duplicate margins) on stored
+    results; without stored results, from a stated default (10% draws).
+    """
+    from . import reports
+    from .sprt import SprtSettings, simulate
+
+    if not elo > 0:
+        raise fail(f"--elo must be above 0, got {elo:g}", code=2)
+    if not (0 < power < 1 and 0 < alpha < 1):
+        raise fail("--power and --alpha must be between 0 and 1", code=2)
+    rows = None
+    if db.exists():
+        store = open_store(db)
+        try:
+            if tournament is not None and store.get_tournament(tournament) is None:
+                raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            rs = None if tournament else (ruleset or RulesetName.classic).value
+            rows = store.board_pair_results(tournament=tournament, ruleset=rs)
+        finally:
+            store.close()
+    p = reports.plan(rows, elo, alpha=alpha, power=power)
+    console.print(f"to detect {elo:g} Elo at two-sided level {alpha:g} with power {power:g}:", highlight=False)
+    console.print(f"  board-pair W/D/L: {p.board_pairs_wdl} board pairs (score sd {p.score_sd:.3f} per board "
+                  f"pair, {p.score_source})", highlight=False)
+    if p.board_pairs_margin is not None:
+        console.print(f"  duplicate margin: {p.board_pairs_margin} board pairs (margin sd {p.margin_sd:.1f} points, "
+                      f"{p.margin_per_elo:.3f} points per Elo fitted on the stored pairs)", highlight=False)
+    else:
+        console.print("  duplicate margin: needs stored results of at least two pairs of different strength",
+                      style="dim", highlight=False)
+    if power <= 0.5:
+        return
+    settings = SprtSettings(elo0=0.0, elo1=elo, alpha=alpha / 2, beta=1 - power, max_boards=20 * p.board_pairs_wdl)
+    at_elo = simulate(elo, p.draw_rate, settings, reps=200, seed=1)
+    at_zero = simulate(0.0, p.draw_rate, settings, reps=200, seed=2)
+    console.print(f"  arena sprt --elo0 0 --elo1 {elo:g} --alpha {alpha / 2:g} --beta {1 - power:g} (same errors, "
+                  f"one-sided): on average {at_elo.mean_boards:.0f} board pairs when A is {elo:g} Elo stronger, "
+                  f"{at_zero.mean_boards:.0f} when they are equal (simulated, 200 tests each)", highlight=False)
+
+
+@app.command()
+def sprt(
+    bot_a: Annotated[str, typer.Argument(metavar="A", help="bot folder, registered name or name@version, or sample bot")],
+    bot_b: Annotated[str, typer.Argument(metavar="B", help="the other bot, the same ways")],
+    elo0: Annotated[float, typer.Option(help="H0: A is this many Elo stronger than B")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: A is this many Elo stronger than B")] = 50.0,
+    alpha: Annotated[float, typer.Option(help="chance of accepting H1 when H0 holds")] = 0.05,
+    beta: Annotated[float, typer.Option(help="chance of accepting H0 when H1 holds")] = 0.05,
+    max_boards: Annotated[int, typer.Option(min=1, max=100_000, help="board pairs after which it stops undecided")] = 2000,
+    name: Annotated[str | None, typer.Option(help="test name (default: sprt-A-B-ELO0-ELO1); rerun to resume")] = None,
+    ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
+    seed: Annotated[int | None, typer.Option(
+        min=0, max=MAX_SEED, help="board set seed: NOT secret (default: 256 random bits, secret)",
+        show_default=False)] = None,
+    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+    max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
+    cpu_s: CpuOption = 0,
+    memory_mib: MemoryOption = 1024,
+    isolate: IsolateOption = True,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Sequential test: play duplicate board pairs of A against B until the evidence decides.
+
+    H1 (A is ELO1 stronger) or H0 (ELO0 stronger), with error rates ALPHA and
+    BETA; board-pair W/D/L, generalized SPRT (README, "Deciding with the fewest
+    boards").  The board pairs are stored as a tournament of the test's name;
+    rerunning the same command resumes it, or prints its stored decision.
+    """
+    from referee.manifest import load_manifest
+
+    from . import sprt as sp
+    from . import tournament as tour
+    from .store import StoreError
+    from .submit import SubmitError, submit
+
+    settings = sp.SprtSettings(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_boards=max_boards)
+    try:
+        settings.check()
+    except ValueError as e:
+        raise fail(str(e), code=2) from None
+    store = open_store(db)
+    try:
+        rs = get_ruleset(ruleset.value)
+        picked = [sp.resolve_bot(spec, store.list_bots()) for spec in (bot_a, bot_b)]
+        manifests = [load_manifest(x if kind == "folder" else x.path) for kind, x in picked]
+        keys = [m.key for m in manifests]
+        if keys[0] == keys[1]:
+            raise fail(f"A and B are the same bot ({keys[0]}): give two different bots or versions")
+        for m in manifests:
+            m.check_plays(rs.name)
+        test = name or f"sprt-{keys[0]}-{keys[1]}-{elo0:g}-{elo1:g}"
+        stored = sp.load(store, test)
+        if stored is not None:
+            given = {"entrant_a": keys[0], "entrant_b": keys[1], "alpha": alpha, "beta": beta,
+                     "max_boards": max_boards, "elo0": elo0, "elo1": elo1}
+            differ = [k for k, v in given.items() if stored[k] != v]
+            if differ:
+                raise fail(f"test {test!r} exists with other settings ({', '.join(differ)}); "
+                           "give the same ones to resume it, or a new --name")
+        existing = store.get_tournament(test)
+        if existing is not None and stored is None:
+            raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
+        if existing is not None and existing.ruleset != rs.name:
+            raise fail(f"test {test!r} plays {existing.ruleset}; leave --ruleset out to resume it")
+        decided = stored is not None and stored["status"] != "running"
+        limits = _limits(cpu_s, memory_mib, isolate, manifests) if not decided else None
+        for kind, x in picked:
+            if kind == "folder" and not decided:
+                submit(store, x, store_root=db.parent / "bots", console=console, limits=limits)
+        if existing is None:
+            store.create_tournament(test, rs.name, rs.options(), seed if seed is not None else new_seed(),
+                                    max_boards, [(m.name, m.version) for m in manifests], secret=seed is None)
+        console.print(f"test [bold]{escape(test)}[/]: {keys[0]} against {keys[1]}, {rs.name}; "
+                      f"H0 Elo {elo0:g}, H1 Elo {elo1:g}, alpha {alpha:g}, beta {beta:g}, "
+                      f"at most {max_boards} board pairs" + (" (decided before: stored result)" if decided else ""),
+                      highlight=False)
+        if limits is not None:
+            console.print(sandbox_report(limits), style="dim", highlight=False)
+        progress = Progress(
+            TextColumn("[bold]board pairs"), MofNCompleteColumn(), TextColumn("{task.fields[llr]}"),
+            TimeElapsedColumn(), console=console,
+        )
+        stop_flag = threading.Event()
+        with progress:
+            task = progress.add_task("", total=max_boards, llr="")
+
+            def on_update(st, n_stored: int) -> None:
+                progress.update(task, completed=st.board_pairs,
+                                llr=f"LLR {st.llr:+.2f} (H0 at {st.lower:.2f}, H1 at {st.upper:.2f})  "
+                                    f"W-D-L {st.wins}-{st.draws}-{st.losses}  Elo {_signed(st.elo)}")
+
+            def play(on_progress, stop) -> None:
+                def on_sigint(signum, frame) -> None:
+                    if stop.is_set():
+                        raise KeyboardInterrupt
+                    stop.set()
+                    stop_flag.set()
+
+                in_main = threading.current_thread() is threading.main_thread()
+                previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+                try:
+                    summary = tour.run(store, test, workers=1, decision_ms=decision_ms, max_faults=max_faults,
+                                       on_progress=on_progress, stop=stop, limits=limits)
+                finally:
+                    if in_main:
+                        signal.signal(signal.SIGINT, previous)
+                for e in summary.errors:
+                    err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
+
+            state = sp.run_test(store, test, keys[0], keys[1], settings, play, on_update=on_update)
+    except (ValueError, ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
+        raise fail(str(e)) from None
+    finally:
+        store.close()
+    resume = f"arena sprt {bot_a} {bot_b}" + (f" --name {test}" if name else "") + (
+        f" --db {db}" if db != DEFAULT_DB else "")
+    if state.decision is None:
+        err.print(f"interrupted after {state.board_pairs} board pairs, undecided. Resume with: {resume}")
+        raise typer.Exit(code=130 if stop_flag.is_set() else 1)
+    words = {"H1": f"H1 accepted: {keys[0]} is stronger than {keys[1]} by about {elo1:g} Elo or more",
+             "H0": f"H0 accepted: {keys[0]} is not stronger than {keys[1]} by {elo1:g} Elo "
+                   f"(about {elo0:g} Elo or less)",
+             "inconclusive": f"no decision after {max_boards} board pairs (--max-boards)"}[state.decision]
+    console.print(f"[bold]{escape(words)}[/]", highlight=False)
+    console.print(f"board pairs: {state.board_pairs} (W-D-L {state.wins}-{state.draws}-{state.losses}); "
+                  f"LLR {state.llr:+.2f}, bounds {state.lower:.2f} / {state.upper:.2f}; "
+                  f"Elo {keys[0]} - {keys[1]}: {_signed(state.elo)} (95% CI {_signed(state.elo_low)} to "
+                  f"{_signed(state.elo_high)}; biased away from the bound crossed: read the decision)",
+                  highlight=False)
+
+
+def _signed(x: float) -> str:
+    """An Elo value with its sign; ∞ ends and NaN as words."""
+    if x is None or math.isnan(x):
+        return "-"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.0f}"
 
 
 @app.command()
@@ -674,9 +1061,12 @@ def matches(
     store = open_store(db, read_only=True)
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
-            raise fail(f"no tournament {tournament!r} in {db}: see `arena tournament list`")
+            raise fail(f"no tournament {tournament!r} in {db}"
+                       f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if bot is not None and bot not in {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}:
-            raise fail(f"no bot {bot!r} in {db}: see `arena bots list` (give a name or name@version)")
+            known = {b.name for b in store.list_bots()} | {b.key for b in store.list_bots()}
+            raise fail(f"no bot {bot!r} in {db}{did_you_mean(bot, known)}: see `arena bots list` "
+                       "(give a name or name@version)")
         rows = store.matches(tournament=tournament, bot=bot)
     finally:
         store.close()
@@ -689,7 +1079,7 @@ def matches(
     for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
         t.add_column(col, justify="right")
     for r in rows:
-        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.1f}",
+        t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.0f}",
                   f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
     console.print(t)
     if not rows:
@@ -796,6 +1186,10 @@ def export(
 ) -> None:
     """Write every table of the results database to files for other tools.
 
+    Also ratings.FORMAT (per ruleset: Elo, interval, field scores) and
+    rating_history.FORMAT (every entrant's rating after each tenth of the
+    stored board pairs), computed as `arena ratings` shows them.
+
     A tournament's secret seed, and its table of boards, are written only once the
     tournament is complete; its commitment always is. The deals and actions of the
     board pairs already played are written as they are: they show those boards, which
@@ -804,9 +1198,12 @@ def export(
     """
     from .store import StoreError
 
+    from .reports import export_derived
+
     store = open_store(db, read_only=True)
     try:
         files = store.export(out, fmt.value)
+        files += export_derived(store, out, fmt.value)
         hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]
     except StoreError as e:  # e.g. --out names a file, or a folder that cannot be made
         raise fail(str(e)) from None

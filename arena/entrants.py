@@ -28,8 +28,27 @@ def resolve_entrant(spec: str) -> Entrant:
         manifest = load_manifest(path)
         return Entrant(key=manifest.key, manifest=manifest)
     if _ENDPOINT.match(spec):
-        return Entrant(key=spec, endpoint=spec)
+        return Entrant(key=remote_label(spec), endpoint=spec)
     raise ManifestError(f"{spec!r} is neither a bot folder (holding bot.toml) nor a host:port endpoint")
+
+
+def remote_label(endpoint: str, timeout_s: float = 5.0) -> str:
+    """How a remote entrant is shown: ``"name@version (host:port)"`` from its GetBotInfo
+    (what the bot says of itself, made printable), or the endpoint alone when it does not
+    answer within ``timeout_s`` seconds (the match then records its start fault)."""
+    import grpc
+
+    from belote_arena_sdk.proto import bot_pb2 as pb
+    from belote_arena_sdk.proto import bot_pb2_grpc as pb_grpc
+    from referee.records import printable
+
+    try:
+        with grpc.insecure_channel(endpoint) as channel:
+            info = pb_grpc.BotServiceStub(channel).GetBotInfo(pb.GetBotInfoRequest(), timeout=timeout_s)
+    except grpc.RpcError:
+        return endpoint
+    name = printable(f"{info.name or '?'}@{info.version or '?'}", 80)
+    return f"{name} ({endpoint})"
 
 
 def distinct(entrants: list[Entrant]) -> list[Entrant]:

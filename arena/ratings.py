@@ -20,14 +20,24 @@ Grossglauser 2015, which converges to the same fixed point as Hunter's 2004
 MM algorithm) and polished with Newton steps on the same likelihood.
 
 **Prior.** An entrant that won (or lost) every board pair has no finite
-maximum-likelihood rating. As in BayesElo, ``prior_draws`` virtual draws are
-added between every two entrants that have played each other at least once
-(``prior_draws / 2`` to both ``W[i, j]`` and ``W[j, i]``); the default, 2,
-is one virtual win and one virtual loss per pair. It pulls each pair's
-estimated score slightly towards 50%: with 30 wins and 10 losses the Elo
+maximum-likelihood rating. As in BayesElo, virtual draws are added: by
+default ``prior_draws = 2`` **per entrant**, each entrant spreading its share
+evenly over the opponents it met (:func:`prior_matrix`; in a round robin of
+n, ``2/(n−1)`` virtual draws per pair). Between two entrants that is one
+virtual win and one virtual loss: with 30 wins and 10 losses the Elo
 difference is ``400·log10(31/11) ≈ 180.0`` instead of ``400·log10(3) ≈
 190.8``. Pairs that never met get no virtual games, so the prior never
-creates a connection the results do not have.
+creates a connection the results do not have. (The earlier rule, 2 per
+*pair*, gave an entrant of a 20-bot field 38 virtual draws and shrank the
+spread by 6–12%: in a 20-entrant field 400 Elo wide, 95% intervals covered
+the truth 89% of the time at 20 board pairs per pair, 95% now
+(bench/RESULTS.md); ``prior_scope="pair"`` keeps it for comparison.)
+
+**Groups.** Entrants that never met, directly or through others, cannot be
+compared: the field is rated group by group (connected components of the
+"played" graph), each group's mean at the anchor; ``Rating.group`` says
+which, and LOS or differences across groups are NaN. An entrant with no
+board pairs has no rating (NaN).
 
 **Scale and anchor.** Elo = ``anchor + (400 / ln 10)·(θ − mean θ)``: a
 difference of 400 Elo is 10:1 odds, and **the mean rating of the listed
@@ -39,10 +49,32 @@ the observed Fisher information (minus the Hessian of the log-likelihood,
 virtual draws included, i.e. a Laplace approximation of the posterior). The
 information is a weighted graph Laplacian whose null space is the common
 shift; its pseudo-inverse is exactly the covariance of the mean-centred
-ratings, which is the anchor constraint. Each rating's 95% interval is
-``elo ± 1.96·√C_ii`` (relative to the field mean). The likelihood of
-superiority is ``LOS(i, j) = Φ((R_i − R_j) / √(C_ii + C_jj − 2·C_ij))``.
-FIELD-NOTES.md reports these bars agree with a bootstrap (17.0 vs 17.1 Elo).
+ratings, which is the anchor constraint.
+
+Bradley–Terry takes a board pair's score variance as ``p(1−p)``; with draws
+it is smaller, ``p(1−p) − δ/4`` for a draw probability δ (a draw scores ½,
+a win or loss ½ away from it). The covariance is multiplied by the pooled
+ratio ``φ = 1 − (D/4) / Σ n_ij·p_ij·(1−p_ij)`` (D the drawn board pairs,
+real games only; ``RatingFit.dispersion``): without draws φ = 1; at 30%
+draws φ ≈ 0.7 and intervals ≈ 0.84× as wide. (Without this factor, 95%
+intervals covered the truth 97–99% of the time at 30% draws.)
+
+Each rating's 95% interval is ``elo ± 1.96·√C_ii`` (relative to its group's
+mean). **An entrant at 100%** (every board pair won) has no finite upper
+bound: its interval is one-sided, ``[L, +inf)``, with L the strength at which
+a clean sweep of its board pairs has probability 5% (:func:`_one_sided`); the
+rating itself is the prior's estimate. At 0% likewise ``(−inf, U]``.
+
+The likelihood of superiority is ``LOS(i, j) = Φ((R_i − R_j) /
+√(C_ii + C_jj − 2·C_ij))``: the probability, under a flat prior on the
+difference and the normal approximation, that *i* is the stronger entrant.
+It is computed from the difference and its own variance (the covariance term
+matters: two ratings fitted from the same games are correlated), so it
+separates two entrants well before their individual intervals stop
+overlapping. LOS > 97.5% is the same as the difference's two-sided 95%
+interval excluding 0 (:meth:`RatingFit.difference`). Picking the largest
+of many LOS values (e.g. "adjacent in the table") is a selection: read a
+single LOS of 0.9 as suggestive, not decisive.
 """
 
 from __future__ import annotations
@@ -55,7 +87,7 @@ from operator import itemgetter
 import choix
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats
+from scipy import optimize, special, stats
 from scipy.sparse.csgraph import connected_components
 
 __all__ = [
@@ -66,6 +98,7 @@ __all__ = [
     "Tally",
     "board_pair_outcome",
     "fit",
+    "prior_matrix",
     "fit_model",
     "head_to_head",
     "tally",
@@ -268,15 +301,23 @@ class Rating:
 
     Attributes:
         name: the entrant.
-        elo: rating in Elo (400 per factor 10 of odds); the field mean is the
-            anchor.
-        ci_low: lower end of the 95% interval (elo − 1.96·standard error).
-        ci_high: upper end of the 95% interval.
+        elo: rating in Elo (400 per factor 10 of odds); the mean of the
+            entrant's connected group is the anchor. NaN for an entrant with
+            no board pairs.
+        ci_low: lower end of the 95% interval (elo − 1.96·standard error);
+            for an entrant at 100% the one-sided 95% lower bound (below).
+        ci_high: upper end of the 95% interval; ``+inf`` for an entrant at
+            100% (no upper bound is known), and for an entrant at 0% the
+            one-sided 95% upper bound (``ci_low`` is then ``-inf``).
         games: board pairs played (virtual draws not included).
         wins: board pairs won.
         draws: board pairs drawn.
         losses: board pairs lost.
         score: (wins + draws / 2) / games, 0..1; NaN if no games.
+        group: the connected group (0, 1, …; largest first) the entrant was
+            rated in; ratings of different groups are not comparable.
+        bound: ``"lower"`` for an entrant at 100% (only the lower bound is
+            informative), ``"upper"`` at 0%, else ``None``.
     """
 
     name: str
@@ -288,6 +329,8 @@ class Rating:
     draws: int
     losses: int
     score: float
+    group: int = 0
+    bound: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,13 +341,22 @@ class RatingFit:
         ratings: one :class:`Rating` per entrant, in the order of the names.
         covariance: float array of shape (n, n), read-only; the covariance of
             the Elo ratings in Elo², rows and columns in the order of the
-            names. Every row sums to zero (the anchor fixes the mean).
-        prior_draws: the virtual draws per connected pair used in the fit.
+            names. Block-diagonal by group; within a group every row sums to
+            zero (the anchor fixes the group's mean). NaN rows for entrants
+            with no board pairs.
+        prior_draws: virtual draws per entrant used in the fit.
+        groups: number of connected groups among the entrants that played
+            (1 for a connected field). Entrants that played no board pair
+            are in no group of their own and are not counted.
+        dispersion: φ, the factor applied to the Bradley–Terry covariance
+            for draws (module docstring, *Error bars*); 1 without draws.
     """
 
     ratings: tuple[Rating, ...]
     covariance: NDArray[np.float64]
     prior_draws: float
+    groups: int = 1
+    dispersion: float = 1.0
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -327,12 +379,36 @@ class RatingFit:
             raise ValueError(f"entrant index {i} out of range 0..{len(self.ratings) - 1}")
         return i
 
+    def difference(self, i: int | str, j: int | str) -> tuple[float, float, float]:
+        """Elo difference R_i − R_j with its 95% interval, ``(diff, low, high)``.
+
+        The interval is ``diff ± 1.96·√(C_ii + C_jj − 2·C_ij)``: a test on the
+        difference itself, narrower than comparing the two ratings'
+        intervals (which overlap long after the difference is significant).
+        All NaN when the two are in different groups or one has no games.
+
+        Raises:
+            ValueError: unknown entrant.
+        """
+        a, b = self.index(i), self.index(j)
+        if a == b:
+            return 0.0, 0.0, 0.0
+        ra, rb = self.ratings[a], self.ratings[b]
+        if ra.group != rb.group or not (math.isfinite(ra.elo) and math.isfinite(rb.elo)):
+            return math.nan, math.nan, math.nan
+        c = self.covariance
+        half = _Z95 * math.sqrt(max(c[a, a] + c[b, b] - 2.0 * c[a, b], 0.0))
+        diff = ra.elo - rb.elo
+        return diff, diff - half, diff + half
+
     def los(self, i: int | str, j: int | str) -> float:
         """Likelihood of superiority of *i* over *j*, 0..1.
 
         ``Φ((R_i − R_j) / √(C_ii + C_jj − 2·C_ij))``: the posterior
         probability (normal approximation) that *i* is the stronger entrant.
-        ``los(i, j) + los(j, i) == 1``; ``los(i, i) == 0.5``.
+        ``los(i, j) + los(j, i) == 1``; ``los(i, i) == 0.5``. NaN when the
+        two are in different groups (never compared, directly or through
+        others) or one has no games.
 
         Args:
             i, j: entrants, by position in the fit or by name.
@@ -343,22 +419,22 @@ class RatingFit:
         a, b = self.index(i), self.index(j)
         if a == b:
             return 0.5
-        c = self.covariance
-        var = c[a, a] + c[b, b] - 2.0 * c[a, b]
-        diff = self.ratings[a].elo - self.ratings[b].elo
-        if var <= 0.0:  # only with no information at all; not reachable from fit()
-            return 0.5 if diff == 0 else float(diff > 0)
-        return float(special.ndtr(diff / math.sqrt(var)))
+        return float(self.los_matrix()[a, b])
 
     def los_matrix(self) -> NDArray[np.float64]:
         """All likelihoods of superiority, shape (n, n); [i, j] = los(i, j)."""
         elo = np.array([r.elo for r in self.ratings])
+        group = np.array([r.group for r in self.ratings])
         c = self.covariance
         d = np.diag(c)
         var = d[:, None] + d[None, :] - 2.0 * c
         diff = elo[:, None] - elo[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             out = special.ndtr(diff / np.sqrt(var))
+        # No variance (not reachable from fit_model for a pair in one group): the sign decides.
+        flat = (var <= 0.0) & np.isfinite(diff)
+        out[flat] = np.where(diff[flat] > 0, 1.0, np.where(diff[flat] < 0, 0.0, 0.5))
+        out[group[:, None] != group[None, :]] = math.nan
         np.fill_diagonal(out, 0.5)
         return out
 
@@ -370,13 +446,43 @@ def fit(
     draws: ArrayLike | None = None,
     anchor: float = 1500.0,
     prior_draws: float = 2.0,
+    prior_scope: str = "entrant",
 ) -> list[Rating]:
     """Elo ratings of a field from its wins matrix; see :func:`fit_model`.
 
     Returns:
         ``fit_model(...).ratings`` as a list, in the order of ``names``.
     """
-    return list(fit_model(names, wins, draws=draws, anchor=anchor, prior_draws=prior_draws).ratings)
+    return list(fit_model(names, wins, draws=draws, anchor=anchor, prior_draws=prior_draws,
+                          prior_scope=prior_scope).ratings)
+
+
+def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") -> NDArray[np.float64]:
+    """Virtual draws between every two entrants, shape (n, n), symmetric.
+
+    Args:
+        played: bool array (n, n), symmetric: the pairs that met.
+        prior_draws: with ``scope="entrant"``, the virtual draws each entrant
+            gets in all: entrant *i*, which met ``k_i`` opponents, spreads
+            ``prior_draws`` over them, so the pair (i, j) gets
+            ``prior_draws/(2·k_i) + prior_draws/(2·k_j)`` (in a complete round
+            robin of n: ``prior_draws/(n−1)`` per pair, ``prior_draws`` per
+            entrant, as BayesElo). With ``scope="pair"``, ``prior_draws`` per
+            pair that met (the earlier rule: ``(n−1)·prior_draws`` per entrant
+            in a round robin, which shrinks large fields).
+        scope: ``"entrant"`` or ``"pair"``.
+
+    Raises:
+        ValueError: an unknown scope.
+    """
+    p = np.asarray(played, dtype=bool)
+    if scope == "pair":
+        return prior_draws * p.astype(np.float64)
+    if scope != "entrant":
+        raise ValueError(f"prior_scope must be 'entrant' or 'pair', got {scope!r}")
+    k = p.sum(axis=1).astype(np.float64)
+    share = np.divide(prior_draws / 2.0, k, out=np.zeros_like(k), where=k > 0)
+    return (share[:, None] + share[None, :]) * p
 
 
 def fit_model(
@@ -386,6 +492,7 @@ def fit_model(
     draws: ArrayLike | None = None,
     anchor: float = 1500.0,
     prior_draws: float = 2.0,
+    prior_scope: str = "entrant",
 ) -> RatingFit:
     """Maximum-likelihood Bradley–Terry Elo ratings with covariance.
 
@@ -394,26 +501,31 @@ def fit_model(
         wins: array of shape (n, n); ``wins[i, j]`` = board pairs *i* won
             against *j*, draws counted as half a win each way (``Tally.wins``).
         draws: optional int array of shape (n, n), symmetric: board pairs
-            drawn between *i* and *j* (``Tally.draws``). Used only to split
-            the counts in each :class:`Rating` into wins, draws and losses;
-            if omitted, ``wins`` must hold whole numbers (no draws).
-        anchor: the mean of the ratings, in Elo.
-        prior_draws: virtual draws added between every two entrants that
-            played each other (module docstring); ≥ 0. With 0 the fit is
-            plain maximum likelihood, which needs every entrant to have both
-            won and lost within its component.
+            drawn between *i* and *j* (``Tally.draws``). Splits the counts in
+            each :class:`Rating` into wins, draws and losses, and narrows the
+            error bars by the draws (module docstring, *Error bars*); if
+            omitted, ``wins`` must hold whole numbers (no draws).
+        anchor: the mean of the ratings of each connected group, in Elo.
+        prior_draws: virtual draws per entrant (``prior_scope="entrant"``,
+            the default) or per pair that met (``"pair"``); see
+            :func:`prior_matrix`; ≥ 0. With 0 the fit is plain maximum
+            likelihood, which needs every entrant to have both won and lost
+            within its group.
+        prior_scope: ``"entrant"`` or ``"pair"`` (:func:`prior_matrix`).
 
     Returns:
         A :class:`RatingFit`: ratings in the order of ``names``, their
-        covariance in Elo², and :meth:`RatingFit.los`.
+        covariance in Elo², and :meth:`RatingFit.los`. A field split into
+        groups that never met (directly or through others) is rated group by
+        group, each group's mean at ``anchor`` (``RatingFit.groups`` > 1 and
+        ``Rating.group`` say which); an entrant with no board pairs gets NaN.
 
     Raises:
         ValueError: fewer than 2 or duplicate names; a matrix of the wrong
             shape, negative, non-finite or with a non-zero diagonal; draws
             not symmetric or more than the half-wins allow; half wins
-            without ``draws``; the entrants do not form one connected
-            field (someone has not played, or two groups never met); with
-            ``prior_draws == 0``, an entrant with 100% or 0% in the field.
+            without ``draws``; with ``prior_draws == 0``, an entrant with
+            100% or 0% in its group.
         RuntimeError: the fit did not converge (not expected on valid data).
     """
     index = _index(names)
@@ -446,40 +558,108 @@ def fit_model(
         raise ValueError("wins and draws disagree: wins - draws/2 must be whole and non-negative")
 
     played = n_games > 0
-    _check_connected(names, played, w, strict=prior_draws == 0)
-
-    wp = w + (prior_draws / 2.0) * played
-    theta = _ml_strengths(wp)
-    info = _information(wp, theta)
-    cov_theta = _pseudo_inverse_laplacian(info)
-
-    scale = ELO_PER_NATURAL_UNIT
-    elo = anchor + scale * (theta - theta.mean())
-    cov = (scale * scale) * cov_theta
-    cov = (cov + cov.T) / 2.0
-    cov.setflags(write=False)
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    if prior_draws == 0:
+        _check_strict(played, w)
+    wp = w + prior_matrix(played, prior_draws, prior_scope) / 2.0
 
     games = np.rint(n_games.sum(axis=1)).astype(np.int64)
     n_draws = np.rint(d.sum(axis=1)).astype(np.int64)
     n_wins = np.rint(decisive.sum(axis=1)).astype(np.int64)
     n_losses = games - n_draws - n_wins
     points = w.sum(axis=1)
-    ratings = tuple(
-        Rating(
+
+    scale = ELO_PER_NATURAL_UNIT
+    elo = np.full(n, math.nan)
+    cov = np.full((n, n), math.nan)
+    group = np.full(n, -1, dtype=np.int64)
+    theta_all = np.full(n, math.nan)
+    # Groups, largest first; an entrant without games is a group of its own and is left out.
+    count, labels = connected_components(played, directed=False)
+    sizes = np.bincount(labels, minlength=count)
+    ranked = [g for g in sorted(range(count), key=lambda g: (-sizes[g], int(np.flatnonzero(labels == g)[0])))
+              if sizes[g] > 1]
+    real_var = 0.0
+    real_draws = 0.0
+    for k, g in enumerate(ranked):
+        members = np.flatnonzero(labels == g)
+        sub = np.ix_(members, members)
+        theta = _ml_strengths(wp[sub])
+        info = _information(wp[sub], theta)
+        c = (scale * scale) * _pseudo_inverse_laplacian(info)
+        elo[members] = anchor + scale * (theta - theta.mean())
+        theta_all[members] = theta - theta.mean()
+        cov[sub] = (c + c.T) / 2.0
+        group[members] = k
+        p = _probabilities(theta)
+        real_var += float(np.sum(np.triu(n_games[sub] * p * p.T, 1)))
+        real_draws += float(np.sum(np.triu(d[sub], 1)))
+    rated = group >= 0  # covariance between groups: none (never compared)
+    cov[rated[:, None] & rated[None, :] & (group[:, None] != group[None, :])] = 0.0
+    # Draw model: a board pair with expected score p and draw probability δ has
+    # score variance p(1−p) − δ/4, not p(1−p); the pooled ratio φ scales the covariance.
+    dispersion = 1.0
+    if real_draws > 0 and real_var > 0:
+        dispersion = float(np.clip(1.0 - (real_draws / 4.0) / real_var, _MIN_DISPERSION, 1.0))
+    cov *= dispersion
+    cov.setflags(write=False)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+
+    ratings = []
+    for i in range(n):
+        low, high, bound = elo[i] - _Z95 * se[i], elo[i] + _Z95 * se[i], None
+        if games[i] and group[i] >= 0 and n_wins[i] == games[i]:  # 100%: no upper bound
+            low, high, bound = _one_sided(i, theta_all, n_games, anchor, +1), math.inf, "lower"
+        elif games[i] and group[i] >= 0 and n_losses[i] == games[i]:  # 0%: no lower bound
+            low, high, bound = -math.inf, _one_sided(i, theta_all, n_games, anchor, -1), "upper"
+        ratings.append(Rating(
             name=str(names[i]),
             elo=float(elo[i]),
-            ci_low=float(elo[i] - _Z95 * se[i]),
-            ci_high=float(elo[i] + _Z95 * se[i]),
+            ci_low=float(low),
+            ci_high=float(high),
             games=int(games[i]),
             wins=int(n_wins[i]),
             draws=int(n_draws[i]),
             losses=int(n_losses[i]),
             score=float(points[i] / games[i]) if games[i] else math.nan,
-        )
-        for i in range(n)
-    )
-    return RatingFit(ratings=ratings, covariance=cov, prior_draws=float(prior_draws))
+            group=int(group[i]),
+            bound=bound,
+        ))
+    return RatingFit(ratings=tuple(ratings), covariance=cov, prior_draws=float(prior_draws),
+                     groups=len(ranked), dispersion=dispersion)
+
+
+#: The smallest draw-model factor φ (a field of nothing but draws).
+_MIN_DISPERSION = 0.05
+
+#: One-sided 95%: the bound where the observed clean sweep has probability 5%.
+_ONE_SIDED = 0.05
+
+
+def _one_sided(
+    i: int, theta: NDArray[np.float64], n_games: NDArray[np.float64], anchor: float, sign: int
+) -> float:
+    """One-sided 95% bound, in Elo, of entrant *i* that won (sign +1) or lost
+    (sign −1) every board pair.
+
+    The other entrants are held at their fitted strengths; the bound is the
+    strength at which a clean sweep of ``n_games[i]`` board pairs has
+    probability 5%: the lower end of ``{θ : P(sweep | θ) ≥ 0.05}``
+    (Clopper–Pearson's rule for 0 failures; two entrants, m board pairs:
+    ``400·log10(q / (1 − q))``, ``q = 0.05^(1/m)``). It grows with the board
+    pairs played (1,000–0 and 10⁹–0 no longer give the same bound).
+    """
+    opponents = np.flatnonzero(n_games[i] > 0)
+    counts = n_games[i, opponents]
+    others = theta[opponents]
+    target = math.log(_ONE_SIDED)
+
+    def log_sweep(t: float) -> float:
+        return float(np.sum(counts * special.log_expit(sign * (t - others)))) - target
+
+    # log_sweep rises with sign·t; bracket the root around the opponents.
+    lo, hi = float(others.min()) - 50.0, float(others.max()) + 50.0
+    t = optimize.brentq(log_sweep, lo, hi, xtol=1e-12)
+    return anchor + ELO_PER_NATURAL_UNIT * t
 
 
 def _index(names: Sequence[str]) -> dict[str, int]:
@@ -496,26 +676,14 @@ def _index(names: Sequence[str]) -> dict[str, int]:
     return index
 
 
-def _check_connected(
-    names: Sequence[str], played: NDArray[np.bool_], w: NDArray[np.float64], *, strict: bool
-) -> None:
-    """Raise ValueError unless the field is one connected comparison graph.
-
-    With ``strict`` (no prior), require strong connectivity of the "beat or
-    drew with" graph: otherwise the maximum likelihood is at infinity.
-    """
+def _check_strict(played: NDArray[np.bool_], w: NDArray[np.float64]) -> None:
+    """Without a prior, every group must be strongly connected in the "beat or
+    drew with" graph: otherwise the maximum likelihood is at infinity."""
     count, labels = connected_components(played, directed=False)
-    if count > 1:
-        main = np.bincount(labels).argmax()
-        out = [str(names[i]) for i in np.flatnonzero(labels != main)]
-        raise ValueError(
-            f"the results do not connect the field ({count} separate groups); "
-            f"not connected to the largest group: {', '.join(out)}. "
-            "Rate only entrants that have played, and only fields whose groups have met."
-        )
-    if strict:
-        count, labels = connected_components(w > 0, directed=True, connection="strong")
-        if count > 1:
+    strong, slabels = connected_components(w > 0, directed=True, connection="strong")
+    for g in range(count):
+        members = np.flatnonzero(labels == g)
+        if len(members) > 1 and len(set(slabels[members].tolist())) > 1:
             raise ValueError(
                 "with prior_draws=0 every entrant needs a win and a loss (or a draw) "
                 "linking it to the rest; an entrant at 100% or 0% has no finite rating"
@@ -609,7 +777,12 @@ class HeadToHead:
         score: (wins + draws / 2) / boards, A's score fraction.
         mean_margin: A's mean duplicate margin per board, in game points.
         ci_low: lower end of the 95% interval of the mean margin.
-        ci_high: upper end; both NaN with a single board (no spread known).
+        ci_high: upper end; both NaN when no spread is known at all.
+        ci_note: why the interval is not the pair's own t interval, or
+            ``None`` when it is: with one board, or every margin equal, the
+            pair's own spread is unknown or zero, so the interval uses the
+            spread pooled over every pair (said in the note), or is NaN
+            when no pair has any spread.
     """
 
     a: str
@@ -622,6 +795,7 @@ class HeadToHead:
     mean_margin: float
     ci_low: float
     ci_high: float
+    ci_note: str | None = None
 
 
 def head_to_head(
@@ -645,7 +819,12 @@ def head_to_head(
         ``mean ± t₀.₉₇₅·s/√boards``, s the sample standard deviation. Boards
         are independent deals, so the t interval is exact for normal
         margins and close to it for the bounded margins of Belote once a
-        pair has played a few boards.
+        pair has played a few boards. A pair with one board, or whose
+        margins are all equal (s = 0), would get no interval or one of zero
+        width, which claims a certainty the data do not have: it gets
+        ``mean ± t·s_pooled/√boards`` instead, s_pooled the within-pair
+        standard deviation pooled over every pair (degrees of freedom
+        Σ(boards − 1)), and ``ci_note`` says so; NaN if no pair has spread.
 
     Raises:
         ValueError: fewer than 2 or duplicate names; an unknown name; an
@@ -687,16 +866,24 @@ def head_to_head(
         centred = margin - mean[key]
         sq = np.bincount(key, weights=centred * centred, minlength=size)
         sd = np.sqrt(sq / (boards - 1))
+    pooled_df = int(np.sum(np.clip(boards - 1, 0, None)))
+    pooled_sd = math.sqrt(float(sq[boards > 1].sum()) / pooled_df) if pooled_df else 0.0
 
     out: list[HeadToHead] = []
     for k in np.flatnonzero(boards):
         i, j = divmod(int(k), n)
         m = int(boards[k])
-        if m >= 2:
+        note = None
+        if m >= 2 and sd[k] > 0:
             half = float(stats.t.ppf(0.975, m - 1)) * float(sd[k]) / math.sqrt(m)
-            low, high = float(mean[k]) - half, float(mean[k]) + half
+        elif pooled_sd > 0:
+            half = float(stats.t.ppf(0.975, pooled_df)) * pooled_sd / math.sqrt(m)
+            note = ("one board" if m == 1 else f"all {m} margins equal") + (
+                f": spread pooled over every pair (s = {pooled_sd:.1f} points)")
         else:
-            low = high = math.nan
+            half = math.nan
+            note = ("one board" if m == 1 else f"all {m} margins equal") + ": no spread measured anywhere"
+        low, high = float(mean[k]) - half, float(mean[k]) + half
         nw, nd = int(round(wins[k])), int(round(draws[k]))
         out.append(
             HeadToHead(
@@ -710,6 +897,7 @@ def head_to_head(
                 mean_margin=float(mean[k]),
                 ci_low=low,
                 ci_high=high,
+                ci_note=note,
             )
         )
     return out

@@ -1,10 +1,12 @@
-"""Ratings and head-to-head tables computed from stored board pairs (pure over rows)."""
+"""Ratings, head-to-head, field-relative scores and rating history from stored board pairs."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from .ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
 from .store import BoardPairRows
@@ -12,12 +14,15 @@ from .store import BoardPairRows
 
 @dataclass(frozen=True)
 class RatingTable:
-    """Ratings of one field: the fit, the entrants in descending Elo order, and the
-    likelihood of superiority of each entrant over the next one down."""
+    """Ratings of one field: the fit, the entrants in display order (group, then
+    descending Elo), and for each the comparison with the next one down the
+    same group: LOS (P(this one is stronger)) and the Elo difference's 95%
+    interval (``None`` for the last of a group)."""
 
     fit: RatingFit
     order: list[int]
     los_next: list[float | None]
+    diff_next: list[tuple[float, float, float] | None]
 
 
 def scores(rows: BoardPairRows) -> np.ndarray:
@@ -30,25 +35,331 @@ def scores(rows: BoardPairRows) -> np.ndarray:
 
 def rating_table(rows: BoardPairRows) -> RatingTable | None:
     """Fit Elo (Bradley–Terry over board pairs, RULES.md §8) to stored board pairs;
-    ``None`` with no rows.
-
-    Raises:
-        ValueError: from the fit (e.g. a field split into groups that never met).
-    """
+    ``None`` with no rows. A field in separate groups is rated group by group."""
     if not len(rows):
         return None
     names = list(rows.entrants)
     t = tally_arrays(len(names), rows.a, rows.b, scores(rows))
     fit = fit_model(names, t.wins, draws=t.draws)
-    order = sorted(range(len(names)), key=lambda i: -fit.ratings[i].elo)
-    los_next = [fit.los(order[k], order[k + 1]) if k + 1 < len(order) else None for k in range(len(order))]
-    return RatingTable(fit=fit, order=order, los_next=los_next)
+    order = sorted(range(len(names)), key=lambda i: (fit.ratings[i].group, -fit.ratings[i].elo))
+    los_next: list[float | None] = []
+    diff_next: list[tuple[float, float, float] | None] = []
+    for k, i in enumerate(order):
+        nxt = order[k + 1] if k + 1 < len(order) else None
+        if nxt is None or fit.ratings[nxt].group != fit.ratings[i].group:
+            los_next.append(None)
+            diff_next.append(None)
+        else:
+            los_next.append(fit.los(i, nxt))
+            diff_next.append(fit.difference(i, nxt))
+    return RatingTable(fit=fit, order=order, los_next=los_next, diff_next=diff_next)
 
 
-def head_to_head_table(rows: BoardPairRows) -> list[HeadToHead]:
-    """Per pair: board W/D/L and the mean duplicate margin with its 95% CI."""
+def head_to_head_table(rows: BoardPairRows, order: Sequence[str] = ()) -> list[HeadToHead]:
+    """Per pair: board W/D/L and the mean duplicate margin with its 95% CI.
+
+    ``order``: entrant keys in the tournament's order of entry; each pair is then
+    oriented as its match is (A entered first, as ``arena matches`` shows it), and
+    pairs come in that order. Entrants not in it follow, by name."""
     if not len(rows):
         return []
+    rank = {name: i for i, name in enumerate(order)}
     names = rows.entrants
-    return head_to_head(names, [(names[a], names[b], float(m), float(s))
+    ordered = sorted(names, key=lambda n: (rank.get(n, len(rank)), n))
+    return head_to_head(ordered, [(names[a], names[b], float(m), float(s))
                                 for a, b, m, s in zip(rows.a, rows.b, rows.margin, scores(rows))])
+
+
+# --------------------------------------------------------------------------
+# Field-relative scores (duplicate bridge's Butler and matchpoints)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldScore:
+    """One entrant's results against the whole field on the same boards.
+
+    Every pair of a tournament plays the same boards, so each board has many
+    tables. A table's result is the NS side's points minus the EW side's
+    (``score_ns − score_ew``, RULES.md §7); the board's *datum* is its mean over
+    every table of that board in the tournament.
+
+    Attributes:
+        entrant: the entrant key.
+        tables: tables played (two per board pair).
+        butler: mean over the entrant's tables of (its side's result − the
+            datum for that side), in points per table: how many points it
+            made above the field's average holding the same cards (bridge's
+            Butler scoring, without IMPs). 0 is the field's average.
+        butler_low, butler_high: 95% t interval of that mean (NaN with
+            fewer than two tables).
+        matchpoints: mean share of the other tables of the same board, same
+            cards, that the entrant beat (a tie counts half), 0..1; 0.5 is
+            the field's average (bridge's matchpoint percentage).
+    """
+
+    entrant: str
+    tables: int
+    butler: float
+    butler_low: float
+    butler_high: float
+    matchpoints: float
+
+
+_FIELD_SQL = """
+WITH m AS (SELECT match_id, tournament FROM matches
+           WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)),
+t AS (SELECT m.tournament, d.board, d.ns_entrant, d.ew_entrant, (d.score_ns - d.score_ew)::DOUBLE AS r
+      FROM deals d JOIN m USING (match_id)),
+w AS (SELECT *, avg(r) OVER b AS datum, count(*) OVER b AS n,
+             rank() OVER (PARTITION BY tournament, board ORDER BY r) - 1 AS below,
+             count(*) OVER (PARTITION BY tournament, board, r) - 1 AS same
+      FROM t WINDOW b AS (PARTITION BY tournament, board)),
+per AS (SELECT ns_entrant AS entrant, r - datum AS x,
+               CASE WHEN n > 1 THEN (below + same / 2.0) / (n - 1) END AS mp FROM w
+        UNION ALL
+        SELECT ew_entrant, datum - r,
+               CASE WHEN n > 1 THEN 1 - (below + same / 2.0) / (n - 1) END FROM w)
+SELECT entrant, count(*), avg(x), stddev_samp(x), avg(mp) FROM per GROUP BY entrant ORDER BY entrant
+"""
+
+
+def field_scores(store, tournament: str | None = None, ruleset: str | None = None) -> dict[str, FieldScore]:
+    """Butler and matchpoint scores of every entrant (:class:`FieldScore`), by
+    entrant key; the datum is taken per tournament and board (boards of
+    different tournaments are different deals)."""
+    out = {}
+    for entrant, n, mean, sd, mp in store.con.execute(
+            _FIELD_SQL, [tournament, tournament, ruleset, ruleset]).fetchall():
+        if n >= 2 and sd is not None:
+            half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+            low, high = mean - half, mean + half
+        else:
+            low = high = math.nan
+        out[entrant] = FieldScore(entrant=entrant, tables=int(n), butler=float(mean), butler_low=low,
+                                  butler_high=high, matchpoints=math.nan if mp is None else float(mp))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Rating history
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One entrant's rating after the first ``board_pairs`` stored board pairs of the field."""
+
+    board_pairs: int
+    entrant: str
+    elo: float
+    ci_low: float
+    ci_high: float
+    games: int
+
+
+def history_rows(store, tournament: str | None = None, ruleset: str | None = None):
+    """Every board pair of the scope as ``(entrant_a, entrant_b, margin, forfeit_a,
+    forfeit_b)``, in the order stored (write time, then match and board)."""
+    return store.con.execute(
+        """SELECT m.entrant_a, m.entrant_b, p.margin, p.forfeit_a, p.forfeit_b
+           FROM board_pairs p JOIN matches m USING (match_id)
+           WHERE (?::VARCHAR IS NULL OR m.tournament = ?) AND (?::VARCHAR IS NULL OR m.ruleset = ?)
+           ORDER BY p.written_at, p.match_id, p.board""", [tournament, tournament, ruleset, ruleset]).fetchall()
+
+
+def rating_history(rows: list[tuple], name: str | None = None, steps: int = 10) -> list[HistoryPoint]:
+    """Ratings after each of ``steps`` equal slices of the stored board pairs.
+
+    Args:
+        rows: :func:`history_rows`, in stored order.
+        name: keep only entrants of this bot name (every version: a new
+            version is a new entrant) or this exact ``name@version``; None: all.
+        steps: checkpoints (the last one is every board pair).
+
+    Returns:
+        One :class:`HistoryPoint` per checkpoint and kept entrant that has
+        played by then; the field is refitted at each checkpoint, so the
+        ratings are those ``arena ratings`` would have shown at that time.
+    """
+    if not rows:
+        return []
+    entrants = sorted({r[0] for r in rows} | {r[1] for r in rows})
+    index = {e: i for i, e in enumerate(entrants)}
+    a = np.array([index[r[0]] for r in rows])
+    b = np.array([index[r[1]] for r in rows])
+    margin = np.array([r[2] for r in rows])
+    fa = np.array([bool(r[3]) for r in rows])
+    fb = np.array([bool(r[4]) for r in rows])
+    s = np.where(margin > 0, 1.0, np.where(margin < 0, 0.0, 0.5))
+    s = np.where(fa & ~fb, 0.0, np.where(fb & ~fa, 1.0, np.where(fa & fb, 0.5, s)))
+    keep = [e for e in entrants if name is None or e == name or e.partition("@")[0] == name]
+    cuts = sorted({max(1, round(len(rows) * k / steps)) for k in range(1, steps + 1)})
+    out = []
+    for cut in cuts:
+        t = tally_arrays(len(entrants), a[:cut], b[:cut], s[:cut])
+        fit = fit_model(entrants, t.wins, draws=t.draws)
+        for e in keep:
+            r = fit.ratings[index[e]]
+            if r.games:
+                out.append(HistoryPoint(board_pairs=cut, entrant=e, elo=r.elo, ci_low=r.ci_low,
+                                        ci_high=r.ci_high, games=r.games))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Sample size
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Board pairs needed to tell two bots ``elo`` apart (see :func:`plan`)."""
+
+    elo: float
+    alpha: float
+    power: float
+    score_sd: float
+    draw_rate: float
+    score_source: str
+    board_pairs_wdl: int
+    margin_sd: float | None
+    margin_per_elo: float | None
+    board_pairs_margin: int | None
+
+
+def plan(rows: BoardPairRows | None, elo: float, alpha: float = 0.05, power: float = 0.8,
+         default_draw_rate: float = 0.1) -> Plan:
+    """Board pairs for a two-sided test at level α to detect ``elo`` with the given power.
+
+    W/D/L: ``n = ((z_{1−α/2} + z_power)·σ_s / Δs)²``, Δs = s(elo) − ½ the
+    score difference an ``elo`` advantage makes, σ_s the standard deviation
+    of one board pair's score between near-equal bots, ``√(¼ − δ/4)`` (the
+    draw model of :mod:`arena.ratings`), δ the share of stored board pairs
+    drawn or, without any, ``default_draw_rate``.
+
+    Margins (only with stored results of at least two pairs): the same
+    formula on the mean duplicate margin, with σ_m the margins' pooled
+    within-pair standard deviation and the points an Elo is worth from a
+    least-squares line through 0 of each pair's mean margin on its fitted
+    Elo difference (weighted by board pairs).
+    """
+    z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+    ds = 1.0 / (1.0 + 10.0 ** (-elo / 400.0)) - 0.5
+    if rows is not None and len(rows):
+        s = scores(rows)
+        key = rows.a * len(rows.entrants) + rows.b
+        drawn = float(np.mean(s == 0.5))
+        sd_s, df = math.sqrt(0.25 - drawn / 4.0), len(rows)
+        sd_m, _ = _pooled_sd(key, rows.margin.astype(np.float64))
+        source = f"{drawn:.0%} draws in {len(rows)} stored board pairs"
+    else:
+        df = 0
+    if df == 0:
+        drawn = default_draw_rate
+        sd_s = math.sqrt(0.25 - default_draw_rate / 4.0)
+        source = f"default: no stored results, {default_draw_rate:.0%} draws assumed"
+        sd_m = None
+    n_wdl = math.ceil((z * sd_s / ds) ** 2)
+    per_elo = None
+    n_margin = None
+    if df and rows is not None:
+        table = rating_table(rows)
+        pairs = {}
+        for a, b, m in zip(rows.a, rows.b, rows.margin, strict=True):
+            pairs.setdefault((int(a), int(b)), []).append(float(m))
+        x, y, w = [], [], []
+        for (a, b), ms in pairs.items():
+            diff = table.fit.difference(a, b)[0]
+            if math.isfinite(diff):
+                x.append(diff)
+                y.append(np.mean(ms))
+                w.append(len(ms))
+        x, y, w = np.array(x), np.array(y), np.array(w)
+        if len(x) >= 2 and np.dot(w * x, x) > 0:
+            per_elo = float(np.dot(w * x, y) / np.dot(w * x, x))
+            if per_elo > 0 and sd_m:
+                n_margin = math.ceil((z * sd_m / (per_elo * elo)) ** 2)
+    return Plan(elo=elo, alpha=alpha, power=power, score_sd=sd_s, draw_rate=drawn, score_source=source, board_pairs_wdl=n_wdl,
+                margin_sd=sd_m if df else None, margin_per_elo=per_elo, board_pairs_margin=n_margin)
+
+
+def _pooled_sd(key: np.ndarray, x: np.ndarray) -> tuple[float, int]:
+    """Within-group standard deviation pooled over groups, and its degrees of freedom."""
+    size = int(key.max()) + 1
+    count = np.bincount(key, minlength=size)
+    mean = np.bincount(key, weights=x, minlength=size) / np.maximum(count, 1)
+    ss = float(np.sum((x - mean[key]) ** 2))
+    df = int(np.sum(np.clip(count - 1, 0, None)))
+    return (math.sqrt(ss / df) if df else 0.0), df
+
+
+# --------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------
+
+
+def export_derived(store, out_dir, fmt: str) -> list:
+    """Write ``ratings.<fmt>`` and ``rating_history.<fmt>`` (parquet or jsonl) to ``out_dir``.
+
+    ratings: one row per ruleset and entrant: rank, group, Elo with its 95%
+    interval (NULL for an open end), bound, board pairs and W/D/L, the field
+    scores (Butler points per table with interval, matchpoint share) and LOS
+    over the next one down. rating_history: one row per ruleset, checkpoint
+    (a tenth of the stored board pairs, in the order stored) and entrant.
+    """
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    def num(x):
+        return None if x is None or not math.isfinite(x) else float(x)
+
+    rulesets = [r for (r,) in store.con.execute("SELECT DISTINCT ruleset FROM matches ORDER BY ruleset").fetchall()]
+    rating_rows, history = [], []
+    for rs in rulesets:
+        table = rating_table(store.board_pair_results(ruleset=rs))
+        if table is None:
+            continue
+        field = field_scores(store, ruleset=rs)
+        for k, i in enumerate(table.order):
+            r = table.fit.ratings[i]
+            f = field.get(r.name)
+            rating_rows.append({
+                "ruleset": rs, "rank": k + 1, "entrant": r.name, "group": r.group + 1, "elo": num(r.elo),
+                "ci_low": num(r.ci_low), "ci_high": num(r.ci_high), "bound": r.bound, "board_pairs": r.games,
+                "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": num(r.score),
+                "los_next": num(table.los_next[k]),
+                "butler": None if f is None else num(f.butler),
+                "butler_low": None if f is None else num(f.butler_low),
+                "butler_high": None if f is None else num(f.butler_high),
+                "matchpoints": None if f is None else num(f.matchpoints)})
+        for p in rating_history(history_rows(store, ruleset=rs)):
+            history.append({"ruleset": rs, "board_pairs_stored": p.board_pairs, "entrant": p.entrant,
+                            "elo": num(p.elo), "ci_low": num(p.ci_low), "ci_high": num(p.ci_high),
+                            "board_pairs": p.games})
+    schemas = {
+        "ratings": pa.schema([("ruleset", pa.string()), ("rank", pa.int64()), ("entrant", pa.string()),
+                              ("group", pa.int64()), ("elo", pa.float64()), ("ci_low", pa.float64()),
+                              ("ci_high", pa.float64()), ("bound", pa.string()), ("board_pairs", pa.int64()),
+                              ("wins", pa.int64()), ("draws", pa.int64()), ("losses", pa.int64()),
+                              ("score", pa.float64()), ("los_next", pa.float64()), ("butler", pa.float64()),
+                              ("butler_low", pa.float64()), ("butler_high", pa.float64()),
+                              ("matchpoints", pa.float64())]),
+        "rating_history": pa.schema([("ruleset", pa.string()), ("board_pairs_stored", pa.int64()),
+                                     ("entrant", pa.string()), ("elo", pa.float64()), ("ci_low", pa.float64()),
+                                     ("ci_high", pa.float64()), ("board_pairs", pa.int64())]),
+    }
+    paths = []
+    for name, data in (("ratings", rating_rows), ("rating_history", history)):
+        arrow = pa.Table.from_pylist(data, schema=schemas[name])
+        path = Path(out_dir) / f"{name}.{fmt}"
+        literal = str(path).replace("'", "''")
+        store.con.register("_derived", arrow)
+        try:
+            store.con.execute(f"COPY (FROM _derived) TO '{literal}' "
+                              f"({'FORMAT parquet' if fmt == 'parquet' else 'FORMAT json'})")
+        finally:
+            store.con.unregister("_derived")
+        paths.append(path)
+    return paths

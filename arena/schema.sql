@@ -163,3 +163,32 @@ CREATE TABLE IF NOT EXISTS faults (
     kind     VARCHAR NOT NULL,              -- timeout | crash | connection | bot-error | malformed | wrong-kind | illegal | start
     detail   VARCHAR NOT NULL
 );
+
+-- One sequential probability ratio test between two entrants (arena sprt, arena/sprt.py).
+-- Its board pairs are those of the tournament of the same name (two entrants, one match).
+CREATE TABLE IF NOT EXISTS sprt_tests (
+    name               VARCHAR PRIMARY KEY,
+    tournament         VARCHAR NOT NULL,    -- tournaments.name holding the board pairs
+    entrant_a          VARCHAR NOT NULL,    -- entrant key; the hypotheses are A's advantage
+    entrant_b          VARCHAR NOT NULL,
+    model              VARCHAR NOT NULL,    -- 'gsprt-trinomial': board-pair W/D/L, generalized SPRT
+    elo0               DOUBLE  NOT NULL,    -- H0: A is elo0 Elo stronger
+    elo1               DOUBLE  NOT NULL,    -- H1: A is elo1 Elo stronger
+    alpha              DOUBLE  NOT NULL,    -- P(accept H1 | H0)
+    beta               DOUBLE  NOT NULL,    -- P(accept H0 | H1)
+    max_boards         INTEGER NOT NULL,    -- board pairs after which the test stops undecided
+    status             VARCHAR NOT NULL,    -- running | H0 | H1 | inconclusive
+    board_pairs        INTEGER NOT NULL,    -- board pairs counted (up to the decision)
+    board_pairs_stored INTEGER NOT NULL,    -- board pairs stored (a few more may have been in flight)
+    wins               INTEGER NOT NULL,    -- A's board-pair record over board_pairs
+    draws              INTEGER NOT NULL,
+    losses             INTEGER NOT NULL,
+    llr                DOUBLE  NOT NULL,    -- log-likelihood ratio of H1 against H0
+    lower_bound        DOUBLE  NOT NULL,    -- log(beta / (1 - alpha)): accept H0 at or below
+    upper_bound        DOUBLE  NOT NULL,    -- log((1 - beta) / alpha): accept H1 at or above
+    elo                DOUBLE,              -- A - B in Elo over board_pairs (NULL before any)
+    elo_low            DOUBLE,              -- its 95% interval (may be -inf / +inf at 0% / 100%)
+    elo_high           DOUBLE,
+    updated_at         TIMESTAMP NOT NULL,
+    created_at         TIMESTAMP
+);

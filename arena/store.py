@@ -97,6 +97,7 @@ SCHEMA_VERSION = 3
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
+    "sprt_tests",
 )
 
 #: How long an open waits for another process to let go of the database file, seconds:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.manifest import load_manifest
+from referee.manifest import check_size, load_manifest
 from referee.sandbox import Limits
 
 from .bots import check_bot, content_hash, freeze
@@ -46,6 +46,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     folder = Path(folder)
     manifest = load_manifest(folder)
     check_store_outside(manifest.folder, store_root)
+    check_size(manifest.folder)
     digest = content_hash(manifest.folder)
     t = None
     if tournament is not None:

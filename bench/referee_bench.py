@@ -61,7 +61,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from belote.bot.v1 import bot_pb2 as pb  # noqa: E402
+from belote_arena_sdk.proto import bot_pb2 as pb  # noqa: E402
 from referee import match as match_module  # noqa: E402
 from referee.botproc import _CHANNEL_OPTIONS, BotClient  # noqa: E402
 from referee.manifest import load_manifest  # noqa: E402

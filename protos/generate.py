@@ -1,14 +1,18 @@
 """Regenerate the Python code of the bot protocol (``make proto``).
 
 Runs ``grpc_tools.protoc`` on every ``.proto`` file under ``protos/`` and
-writes, next to each ``X.proto``, ``X_pb2.py`` (messages), ``X_pb2.pyi``
-(type stubs) and ``X_pb2_grpc.py`` (service stubs). The output depends only on
-the ``.proto`` files and the installed grpcio-tools version, so it is
-committed and ``tests/test_proto_fresh.py`` checks that it is fresh.
+writes, for each ``X.proto``, ``X_pb2.py`` (messages), ``X_pb2.pyi`` (type
+stubs) and ``X_pb2_grpc.py`` (service stubs) into the SDK's package
+``belote_arena_sdk.proto`` (``sdk/belote_arena_sdk/proto/``), its imports of
+each other made relative: the Python package is ours and cannot clash with
+another ``belote`` package, while the protocol package on the wire stays
+``belote.bot.v1``. The output depends only on the ``.proto`` files and the
+installed grpcio-tools version, so it is committed and
+``tests/test_proto_fresh.py`` checks that it is fresh.
 
 Usage::
 
-    python protos/generate.py             # write into protos/ (the committed copy)
+    python protos/generate.py             # write into sdk/belote_arena_sdk/proto (the committed copy)
     python protos/generate.py --out DIR   # write into DIR instead (the freshness test)
 
 Exit status 0 on success; protoc's status (non-zero) with its message on stderr
@@ -18,7 +22,9 @@ otherwise.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +32,9 @@ from grpc_tools import protoc
 
 PROTO_ROOT = Path(__file__).resolve().parent
 """The include root: ``protos/``; a file's path under it mirrors its package."""
+
+OUT = PROTO_ROOT.parent / "sdk" / "belote_arena_sdk" / "proto"
+"""Where the generated modules live: the package ``belote_arena_sdk.proto``."""
 
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
 """What protoc writes for each ``X.proto``: ``X_pb2.py``, ``X_pb2.pyi``, ``X_pb2_grpc.py``."""
@@ -37,36 +46,46 @@ def proto_files(root: Path = PROTO_ROOT) -> list[str]:
 
 
 def generated_files(root: Path = PROTO_ROOT) -> list[str]:
-    """The relative paths of every generated file for the protos under ``root``."""
-    return [p[: -len(".proto")] + suffix for p in proto_files(root) for suffix in GENERATED_SUFFIXES]
+    """The names of every generated file for the protos under ``root`` (one flat package)."""
+    return [Path(p).stem + suffix for p in proto_files(root) for suffix in GENERATED_SUFFIXES]
 
 
 def generate(out: Path, root: Path = PROTO_ROOT) -> None:
-    """Generate the Python code of every proto under ``root`` into ``out``.
+    """Generate the Python code of every proto under ``root`` into the folder ``out``
+    (flat: ``out/bot_pb2.py``), with imports between generated modules made relative
+    (``from belote.bot.v1 import bot_pb2`` becomes ``from . import bot_pb2``).
 
     Raises:
         RuntimeError: when protoc fails (its message went to stderr).
     """
     out.mkdir(parents=True, exist_ok=True)
     well_known = resources.files("grpc_tools") / "_proto"
-    args = [
-        "grpc_tools.protoc",
-        f"--proto_path={root}",
-        f"--proto_path={well_known}",
-        f"--python_out={out}",
-        f"--pyi_out={out}",
-        f"--grpc_python_out={out}",
-        *proto_files(root),
-    ]
-    status = protoc.main(args)
-    if status != 0:
-        raise RuntimeError(f"protoc failed with status {status}")
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [
+            "grpc_tools.protoc",
+            f"--proto_path={root}",
+            f"--proto_path={well_known}",
+            f"--python_out={tmp}",
+            f"--pyi_out={tmp}",
+            f"--grpc_python_out={tmp}",
+            *proto_files(root),
+        ]
+        status = protoc.main(args)
+        if status != 0:
+            raise RuntimeError(f"protoc failed with status {status}")
+        packages = {Path(p).parent.as_posix().replace("/", ".") for p in proto_files(root)}
+        for path in sorted(Path(tmp).rglob("*")):
+            if path.is_file() and path.name.endswith(GENERATED_SUFFIXES):
+                text = path.read_text(encoding="utf-8")
+                for package in packages:
+                    text = re.sub(rf"^from {re.escape(package)} import ", "from . import ", text, flags=re.M)
+                (out / path.name).write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=PROTO_ROOT, help="output root (default: protos/)")
+    parser.add_argument("--out", type=Path, default=OUT, help="output folder (default: sdk/belote_arena_sdk/proto)")
     args = parser.parse_args(argv)
     try:
         generate(args.out)

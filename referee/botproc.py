@@ -33,8 +33,8 @@ from pathlib import Path
 
 import grpc
 
-from belote.bot.v1 import bot_pb2 as pb
-from belote.bot.v1 import bot_pb2_grpc as pb_grpc
+from belote_arena_sdk.proto import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2_grpc as pb_grpc
 
 from . import sandbox
 from .manifest import Manifest, content_hash
@@ -252,6 +252,11 @@ class BotClient:
             bot_command = list(self.manifest.command)
             if bot_command[0] == "python":  # the manifest's "python" is the arena's own interpreter
                 bot_command[0] = sys.executable
+            elif "/" in bot_command[0] and not bot_command[0].startswith("/"):
+                # a path relative to the bot's folder ("./.venv/bin/python"): the sandbox runs the bot
+                # in its folder (/arena/bot); unsandboxed it is made absolute here
+                folder = sandbox.CODE_DIR if self.limits.isolate else str(self.manifest.folder)
+                bot_command[0] = os.path.join(folder, bot_command[0])
             if self.limits.isolate:
                 sock = self._start_sandboxed(bot_command)
             else:

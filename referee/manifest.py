@@ -28,6 +28,10 @@ _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: Largest manifest read, bytes.
 MAX_MANIFEST_BYTES = 64 * 1024
+#: Largest submission: its files' total size, MiB, and their number (caches and VCS folders
+#: not counted). Room for a virtual environment or a node_modules folder.
+MAX_BOT_MIB = 1024
+MAX_BOT_FILES = 100_000
 
 
 class ManifestError(ValueError):
@@ -71,6 +75,8 @@ def load_manifest(folder: str | Path) -> Manifest:
     """
     folder = Path(folder).resolve()
     path = folder / "bot.toml"
+    if not folder.exists():
+        raise ManifestError(f"{folder} does not exist: give the bot's folder (the one holding bot.toml)")
     if not folder.is_dir():
         raise ManifestError(f"{folder} is not a folder: give the bot's folder (the one holding bot.toml)")
     try:
@@ -139,6 +145,23 @@ def bot_files(folder: Path) -> list[Path]:
         p for p in folder.rglob("*")
         if (p.is_symlink() or p.is_file()) and not any(part in SKIP or part.endswith(".pyc") for part in p.relative_to(folder).parts)
     )
+
+
+def check_size(folder: Path) -> None:
+    """Refuse a bot folder over :data:`MAX_BOT_MIB` MiB or :data:`MAX_BOT_FILES` files
+    (what :func:`bot_files` counts; a symbolic link counts as one file of no size).
+
+    Raises:
+        ManifestError: too large, with the size found and the limit.
+    """
+    files, size = 0, 0
+    for p in bot_files(folder):
+        files += 1
+        size += 0 if p.is_symlink() else p.stat().st_size
+        if files > MAX_BOT_FILES or size > MAX_BOT_MIB * 2**20:
+            raise ManifestError(
+                f"{folder} holds more than {MAX_BOT_FILES:,} files or {MAX_BOT_MIB:,} MiB: a submission is "
+                "at most that big; leave out data the bot does not need (caches and .git are not counted)")
 
 
 def content_hash(folder: Path) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee.rules import Board, DealState, Phase, Ruleset, observe, relabel
 from referee.rules.game import BoardMatchTable
 from referee.rules.record import DealRecord

@@ -410,11 +410,14 @@ def launcher(procs: list[str]) -> list[str]:
 
 
 def _python_paths() -> list[str]:
-    """Read-only paths a Python bot needs: the interpreter, the venv, the SDK and protocol packages."""
-    import belote
-    import sample_bots
+    """Read-only paths a Python bot needs: the interpreter, the venv, the sample bots and the SDK
+    (with the protocol's generated code)."""
+    import importlib.util
 
-    paths = [sys.base_prefix, sys.prefix, str(Path(sample_bots.__file__).parent), str(Path(belote.__file__).parent)]
+    # located, not imported: the SDK imports grpc and protobuf, which the referee's launch path does not need
+    packages = [importlib.util.find_spec(name).submodule_search_locations[0]
+                for name in ("sample_bots", "belote_arena_sdk")]
+    paths = [sys.base_prefix, sys.prefix, *packages]
     return [os.path.realpath(p) for p in paths]
 
 

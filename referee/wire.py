@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee.rules import Bid, BidKind, Declare, Exchange, NameTrump, Observation, Play, SchmeissAnswer
 from referee.rules.actions import PLAYS, Action
 from referee.rules.cards import CARDS, Card, Suit

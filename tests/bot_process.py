@@ -24,7 +24,7 @@ from pathlib import Path
 
 import grpc
 
-from belote.bot.v1 import bot_pb2_grpc
+from belote_arena_sdk.proto import bot_pb2_grpc
 
 READY = "BELOTE-BOT READY "
 START_TIMEOUT_S = 15.0

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from belote.bot.v1 import bot_pb2 as pb
-from sample_bots.sdk import Trump, card, cards, parse_action
+from belote_arena_sdk.proto import bot_pb2 as pb
+from belote_arena_sdk import Trump, card, cards, parse_action
 
 _SUIT = {"S": pb.SUIT_SPADES, "H": pb.SUIT_HEARTS, "D": pb.SUIT_DIAMONDS, "C": pb.SUIT_CLUBS}
 SEATS = {"classic": 4, "strict": 4, "all-trumps": 4, "two-player": 2}
@@ -92,7 +92,7 @@ def observation(
 
 
 def request(obs: pb.Observation, legal: Sequence[str], *, deadline_ms: int = 1000) -> pb.DecideRequest:
-    """A DecideRequest with ``legal`` actions in text form (see ``sample_bots.sdk.actions``)."""
+    """A DecideRequest with ``legal`` actions in text form (see ``belote_arena_sdk.actions``)."""
     return pb.DecideRequest(
         observation=obs, legal_actions=[parse_action(a) for a in legal], deadline_ms=deadline_ms
     )

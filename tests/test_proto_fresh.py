@@ -1,4 +1,4 @@
-"""The committed generated code of protos/ matches what ``make proto`` writes now."""
+"""The committed generated code (sdk/belote_arena_sdk/proto) matches what ``make proto`` writes now."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOS = ROOT / "protos"
+GENERATED = ROOT / "sdk" / "belote_arena_sdk" / "proto"
 
 
 def test_generated_code_is_fresh(tmp_path: Path) -> None:
@@ -24,16 +25,21 @@ def test_generated_code_is_fresh(tmp_path: Path) -> None:
     stale = [
         name
         for name in written
-        if not (PROTOS / name).is_file() or (PROTOS / name).read_bytes() != (tmp_path / name).read_bytes()
+        if not (GENERATED / name).is_file() or (GENERATED / name).read_bytes() != (tmp_path / name).read_bytes()
     ]
     assert not stale, f"generated code is stale or missing: {stale}; run `make proto` and commit the result"
 
 
 def test_generated_package_imports() -> None:
-    """``belote.bot.v1`` is importable as installed (pyproject maps ``belote`` to protos/belote)."""
-    from belote.bot.v1 import bot_pb2, bot_pb2_grpc
+    """The generated code is ``belote_arena_sdk.proto`` (no top-level ``belote`` package to clash
+    with another project's), and the protocol package on the wire is still ``belote.bot.v1``."""
+    import importlib.util
 
+    from belote_arena_sdk.proto import bot_pb2, bot_pb2_grpc
+
+    assert importlib.util.find_spec("belote") is None
     assert bot_pb2.DESCRIPTOR.package == "belote.bot.v1"
+    assert bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name == "belote.bot.v1.BotService"
     assert "BotService" in bot_pb2.DESCRIPTOR.services_by_name
     assert hasattr(bot_pb2_grpc, "BotServiceStub")
 

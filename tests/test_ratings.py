@@ -17,6 +17,7 @@ from arena.ratings import (
     fit,
     fit_model,
     head_to_head,
+    prior_matrix,
     tally,
     tally_arrays,
 )
@@ -173,8 +174,33 @@ def test_fit_matches_direct_maximisation() -> None:
 
     best = optimize.minimize(neg_log_lik, np.zeros(n), method="BFGS", options={"gtol": 1e-10})
     expected = 1500.0 + ELO_PER_NATURAL_UNIT * (best.x - best.x.mean())
+    got = [r.elo for r in fit(["a", "b", "c", "d", "e", "f"], wins, prior_draws=prior, prior_scope="pair")]
+    assert got == pytest.approx(expected, abs=1e-3)
+
+    # Per entrant (the default): a-d and b-c never met, so a, b, c, d met 4
+    # opponents and e, f 5: the pair (a, b) gets 2/(2·4) + 2/(2·4) = 0.5
+    # virtual draws, (a, e) 2/(2·4) + 2/(2·5) = 0.45, (e, f) 0.4.
+    assert played.sum(axis=1).tolist() == [4, 4, 4, 4, 5, 5]
+    share = np.array([1 / 4] * 4 + [1 / 5] * 2)
+    virtual = (share[:, None] + share[None, :]) * played
+    assert (virtual[0, 1], virtual[0, 4], virtual[4, 5]) == pytest.approx((0.5, 0.45, 0.4))
+    assert prior_matrix(played, prior) == pytest.approx(virtual)
+    # 2 in all for an entrant only when degrees are equal; a: 0.5 + 0.5 + 0.45 + 0.45 = 1.9
+    assert virtual[0].sum() == pytest.approx(1.9)
+    wp = wins + virtual / 2
+    best = optimize.minimize(neg_log_lik, np.zeros(n), method="BFGS", options={"gtol": 1e-10})
+    expected = 1500.0 + ELO_PER_NATURAL_UNIT * (best.x - best.x.mean())
     got = [r.elo for r in fit(["a", "b", "c", "d", "e", "f"], wins, prior_draws=prior)]
     assert got == pytest.approx(expected, abs=1e-3)
+
+
+def test_prior_per_entrant_in_a_round_robin_is_2_over_n_minus_1_per_pair() -> None:
+    played = ~np.eye(5, dtype=bool)
+    assert prior_matrix(played, 2.0) == pytest.approx(np.where(played, 0.5, 0.0))
+    assert prior_matrix(played, 2.0).sum(axis=1) == pytest.approx([2.0] * 5)
+    assert prior_matrix(played, 2.0, "pair").sum(axis=1) == pytest.approx([8.0] * 5)
+    with pytest.raises(ValueError, match="prior_scope"):
+        prior_matrix(played, 2.0, "board")
 
 
 def test_covariance_matches_numerical_hessian() -> None:
@@ -258,11 +284,48 @@ def test_perfect_entrant_is_finite_with_prior_and_rejected_without() -> None:
     wins = np.array([[0, 20, 20], [0, 0, 12], [0, 8, 0]], dtype=float)
     ratings = fit(names, wins)
     champ = ratings[0]
-    assert math.isfinite(champ.elo) and math.isfinite(champ.ci_high)
+    assert math.isfinite(champ.elo) and math.isfinite(champ.ci_low)
+    assert champ.ci_high == math.inf and champ.bound == "lower"
     assert champ.elo == max(r.elo for r in ratings)
     assert champ.score == 1.0
+    assert ratings[1].bound is None and ratings[2].bound is None
     with pytest.raises(ValueError, match="100%"):
         fit(names, wins, prior_draws=0)
+
+
+def test_unbeaten_entrant_gets_a_one_sided_bound_that_grows_with_its_sweep() -> None:
+    """A beat B 20–0. Prior: one virtual win each way, so ΔElo = 400·log10(21)
+    = 528.89, A = 1764.44, B = 1235.56. Lower bound of A with B held at
+    1235.56: the strength q with q^20 = 0.05, q = 0.05^(1/20) = 0.86089,
+    400·log10(q/(1 − q)) = 316.64 above B: 1552.19. B symmetrically ≤ 1447.81.
+    """
+    a, b = fit(["A", "B"], two_entrants(20, 0))
+    assert a.elo == pytest.approx(1764.444, abs=1e-3)
+    assert (a.ci_low, a.ci_high, a.bound) == (pytest.approx(1552.194, abs=1e-3), math.inf, "lower")
+    assert (b.ci_low, b.ci_high, b.bound) == (-math.inf, pytest.approx(1447.806, abs=1e-3), "upper")
+    # 1,000–0 and 10⁹–0 no longer give the same bound.
+    lows = [fit(["A", "B"], two_entrants(m, 0))[0].ci_low - fit(["A", "B"], two_entrants(m, 0))[1].elo
+            for m in (1_000, 10**9)]
+    q = [0.05 ** (1 / m) for m in (1_000, 10**9)]
+    assert lows == pytest.approx([400 * math.log10(x / (1 - x)) for x in q], rel=1e-6)
+    assert lows[1] - lows[0] > 1000
+
+
+def test_draws_narrow_the_intervals_by_the_draw_model() -> None:
+    """10 wins, 10 draws, 10 losses (+ 2 virtual draws): p = 1/2. Bradley–Terry
+    alone: information 32·¼ = 8, each rating's half-width 1.96·(400/ln 10)/2/√8
+    = 60.19. Draw model: φ = 1 − (10/4)/(30·¼) = 2/3, half-width 60.19·√(2/3)
+    = 49.14."""
+    wins = two_entrants(15, 15)
+    draws = np.array([[0, 10], [10, 0]])
+    result = fit_model(["A", "B"], wins, draws=draws)
+    assert result.dispersion == pytest.approx(2 / 3)
+    a = result.ratings[0]
+    assert a.ci_high - a.elo == pytest.approx(49.144, abs=1e-3)
+    # The same score without draws: φ = 1, the plain Bradley–Terry width.
+    plain = fit_model(["A", "B"], two_entrants(15, 15))
+    assert plain.dispersion == 1.0
+    assert plain.ratings[0].ci_high - 1500 == pytest.approx(60.189, abs=1e-3)
 
 
 def test_all_draws_rate_everyone_at_the_anchor() -> None:
@@ -273,16 +336,31 @@ def test_all_draws_rate_everyone_at_the_anchor() -> None:
     assert [(r.wins, r.draws, r.losses) for r in ratings] == [(0, 10, 0)] * 3
 
 
-def test_disconnected_field_is_rejected() -> None:
-    wins = np.zeros((4, 4))
-    wins[0, 1] = wins[1, 0] = 3  # a-b met
-    wins[2, 3] = 5  # c-d met, never a or b
-    with pytest.raises(ValueError, match="do not connect"):
-        fit(list("abcd"), wins)
-    wins3 = np.zeros((3, 3))
-    wins3[0, 1] = 2
-    with pytest.raises(ValueError, match="c"):  # c has not played
-        fit(list("abc"), wins3)
+def test_disconnected_field_is_rated_group_by_group() -> None:
+    wins = np.zeros((5, 5))
+    wins[0, 1], wins[1, 0] = 3, 1  # a-b met
+    wins[2, 3], wins[3, 2] = 1, 1  # c-d met, never a or b; e never played
+    result = fit_model(list("abcde"), wins)
+    a, b, c, d, e = result.ratings
+    assert result.groups == 2
+    assert (a.group, b.group, c.group, d.group) == (0, 0, 1, 1)
+    # Each group has its own mean at the anchor: a-b by hand 400·log10(4/2) = 120.41.
+    assert (a.elo, b.elo) == (pytest.approx(1560.206, abs=1e-3), pytest.approx(1439.794, abs=1e-3))
+    assert (c.elo, d.elo) == (pytest.approx(1500.0), pytest.approx(1500.0))
+    assert math.isnan(e.elo) and e.games == 0 and e.group == -1
+    assert math.isnan(result.los("a", "c")) and result.los("a", "b") > 0.5
+    assert all(math.isnan(x) for x in result.difference("b", "d"))
+    assert result.covariance[0, 2] == 0.0
+
+
+def test_difference_interval_and_los_agree() -> None:
+    """30–10 (default prior): ΔElo 179.99, its standard error 2·30.483 = 60.97,
+    interval 179.99 ± 119.49; LOS = Φ(179.99/60.97) = 0.99842 > 0.975."""
+    result = fit_model(["A", "B"], two_entrants(30, 10))
+    diff, low, high = result.difference("A", "B")
+    assert diff == pytest.approx(179.988, abs=1e-3)
+    assert (high - diff) == pytest.approx(119.492, abs=1e-2)
+    assert low > 0 and result.los("A", "B") > 0.975
 
 
 @pytest.mark.parametrize(
@@ -377,16 +455,21 @@ def test_head_to_head_by_hand() -> None:
     assert ab.mean_margin == pytest.approx(8.0)
     assert ab.ci_high - ab.mean_margin == pytest.approx(32.579, abs=1e-3)
     assert ab.mean_margin - ab.ci_low == pytest.approx(32.579, abs=1e-3)
-    # One board: no spread known.
+    assert ab.ci_note is None
+    # One board: no spread of its own; A-B's spread, pooled (2 degrees of
+    # freedom): 0 ± 4.3027·13.115/√1 = ±56.43.
     assert (ac.a, ac.b, ac.boards, ac.draws, ac.mean_margin) == ("A", "C", 1, 1, 0.0)
-    assert math.isnan(ac.ci_low) and math.isnan(ac.ci_high)
+    assert ac.ci_high == pytest.approx(56.428, abs=1e-3)
+    assert "one board" in ac.ci_note and "pooled" in ac.ci_note
 
 
 def test_head_to_head_forfeit_decides_score_not_margin() -> None:
     margin, fa, fb = 50, True, False
     (h,) = head_to_head(["A", "B"], [("A", "B", margin, board_pair_outcome(margin, fa, fb))] * 2)
     assert (h.wins, h.losses, h.mean_margin) == (0, 2, 50.0)
-    assert h.ci_low == h.ci_high == 50.0
+    # Every margin equal and no other pair: no zero-width interval, a note.
+    assert math.isnan(h.ci_low) and math.isnan(h.ci_high)
+    assert h.ci_note == "all 2 margins equal: no spread measured anywhere"
 
 
 def test_head_to_head_bad_rows() -> None:

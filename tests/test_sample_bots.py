@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from sample_bots.greedy.bot import GreedyBot
 from sample_bots.heuristic.bot import HeuristicBot
 from sample_bots.random.bot import RandomBot
-from sample_bots.sdk import Bot, action_str
+from belote_arena_sdk import Bot, action_str
 from tests.bot_process import running_bot, stop
 from tests.bot_requests import observation, plays, request
 

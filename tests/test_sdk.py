@@ -1,4 +1,4 @@
-"""The bot SDK (sample_bots.sdk): card helpers, actions, observation facts, the server."""
+"""The bot SDK (belote_arena_sdk): card helpers, actions, observation facts, the server."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from belote.bot.v1 import bot_pb2 as pb
-from belote.bot.v1 import bot_pb2_grpc
-from sample_bots.sdk import (
+from belote_arena_sdk.proto import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2_grpc
+from belote_arena_sdk import (
     Bot,
     Trump,
     action_str,
@@ -366,7 +366,7 @@ def test_info_from_manifest(tmp_path: Path) -> None:
 
 _SCRIPT = textwrap.dedent(
     """
-    from sample_bots.sdk import Bot, serve
+    from belote_arena_sdk import Bot, serve
 
     class Seeded(Bot):
         name = "seeded"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .actions import Action, ActionParseError, Bid, BidKind, Declare, Exchange, action_from_json
 from .cards import CARD_TEXT, Card
 from .deal import DealState, IllegalActionError, Phase
-from .ruleset import Ruleset, get_ruleset
+from .ruleset import Ruleset, TieRule, get_ruleset
 
 
 class RecordError(ValueError):
@@ -102,6 +102,9 @@ def parse_record(obj) -> DealRecord:
     pot = obj.get("pot", 0)
     if not isinstance(pot, int) or isinstance(pot, bool) or pot < 0:
         raise RecordError(f"pot must be a whole number of points >= 0, got {pot!r}")
+    if pot and ruleset.tie is not TieRule.LITIGE:
+        raise RecordError(f"pot: {ruleset.name} has no litige, so no pot is carried (RULES.md §6.2, §6.3); "
+                          "leave pot out")
     if not isinstance(obj["actions"], list):
         raise RecordError("actions must be a list")
     actions = []
@@ -141,11 +144,16 @@ def _normalise(state: DealState, action: Action) -> Action:
     return action
 
 
+#: The phases where a declaration may stand in a record (RULES.md §5: after the bidding).
+_AFTER_BIDDING = (Phase.DECLARATION, Phase.EXCHANGE, Phase.PLAY)
+
+
 def replay(record: DealRecord, *, scores: tuple[int, ...] | None = None) -> DealState:
     """Play every action of ``record`` through the rules; return the final state.
 
     Optional decisions left out of the record (a declaration, the exchange) are
-    taken as "nothing declared" / "kept".
+    taken as "nothing declared" / "kept"; ``"declare": []`` from any seat after
+    the bidding is "nothing declared" too (whatever its hand holds).
 
     Raises:
         RecordError: at the first action the rules refuse (with its index, seat and
@@ -153,6 +161,9 @@ def replay(record: DealRecord, *, scores: tuple[int, ...] | None = None) -> Deal
     """
     state = DealState(record.ruleset, record.deck, record.dealer, pot=record.pot, scores=scores)
     for i, (seat, action) in enumerate(record.actions):
+        if isinstance(action, Declare) and not action.declarations and state.phase in _AFTER_BIDDING and not (
+                state.phase is Phase.DECLARATION and seat == state.to_act):
+            continue  # "declare": [] is nothing declared, from any seat: the same as leaving it out
         while state.phase is Phase.DECLARATION and not (isinstance(action, Declare) and seat == state.to_act):
             state.apply(Declare(()))  # two players declare one after the other: each may be left out
         if state.phase is Phase.EXCHANGE and not (isinstance(action, Exchange) and seat == state.to_act):

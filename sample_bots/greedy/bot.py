@@ -15,7 +15,7 @@ Run: ``python bot.py --listen /tmp/greedy/bot.sock``.
 
 from __future__ import annotations
 
-from sample_bots.sdk import Bot, Trump, kind_of, legal_cards, pb, play_of, serve
+from belote_arena_sdk import Bot, Trump, kind_of, legal_cards, pb, play_of, serve
 
 
 #: trumps (the turned card included when taking it) needed besides the jack or nine

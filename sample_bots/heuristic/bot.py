@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sample_bots.sdk import (
+from belote_arena_sdk import (
     SUITS,
     Bot,
     Trump,

@@ -6,7 +6,7 @@ Run: ``python bot.py --listen /tmp/random/bot.sock [--seed N]`` (or the
 
 from __future__ import annotations
 
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 
 class RandomBot(Bot):

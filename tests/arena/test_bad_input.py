@@ -48,7 +48,7 @@ def test_bot_folder_without_manifest(tmp_path):
     r = cli("bots", "submit", tmp_path / "bot", "--db", tmp_path / "a.duckdb")
     refused(r, "bot.toml")
     r = cli("tournament", "run", "t", "--bots", tmp_path / "missing", "--db", tmp_path / "a.duckdb")
-    refused(r, "not a folder")
+    refused(r, "missing does not exist")
 
 
 def test_manifest_missing_field(tmp_path):
@@ -210,3 +210,27 @@ def test_a_ruleset_the_bot_does_not_play_is_refused_alike_everywhere(tmp_path):
     assert cli("tournament", "run", "u", "--bots", SAMPLES / "greedy", "--bots", SAMPLES / "heuristic",
                "--ruleset", "two-player", "--boards", "1", "--seed", "2", "--db", db).exit_code == 0
     refused(cli("bots", "submit", bot, "--tournament", "u", "--db", db), want, code=1)
+
+
+def test_a_submission_over_the_size_limit_is_refused(tmp_path, monkeypatch):
+    """A folder over MAX_BOT_FILES files (or MAX_BOT_MIB MiB) is refused before anything is copied."""
+    import referee.manifest as manifest_module
+
+    monkeypatch.setattr(manifest_module, "MAX_BOT_FILES", 5)
+    bot = copy_bot(SAMPLES / "random", tmp_path / "big", "1.0.0")
+    for i in range(6):
+        (bot / f"data{i}.txt").write_text("x")
+    r = cli("bots", "submit", bot, "--db", tmp_path / "a.duckdb")
+    refused(r, "more than 5 files", "a submission is at most that big", code=1)
+    assert not (tmp_path / "bots").exists()
+
+
+def test_bots_check_says_which_transport(tmp_path):
+    """`arena bots check` reports DecideStream for the SDK's bots, unary Decide for a bot without the stream."""
+    from tests.referee.botkit import bot_folder
+
+    r = cli("bots", "check", SAMPLES / "random")
+    assert r.exit_code == 0 and "transport: DecideStream" in r.stdout, output(r)
+    unary = bot_folder(tmp_path, "empty", "--deals", "0")  # serves unary Decide only, never misbehaves
+    r = cli("bots", "check", unary)
+    assert "transport: unary Decide calls" in r.stdout, output(r)

@@ -14,8 +14,8 @@ from concurrent import futures
 
 import grpc
 
-from belote.bot.v1 import bot_pb2_grpc
-from sample_bots.sdk import READY_PREFIX, parse_listen, pb
+from belote_arena_sdk.proto import bot_pb2_grpc
+from belote_arena_sdk import READY_PREFIX, parse_listen, pb
 
 
 class Trigger:

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 
 _MESSAGES = {"start": pb.StartMatchRequest, "decide": pb.DecideRequest, "end": pb.EndMatchRequest}
 

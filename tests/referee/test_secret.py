@@ -17,12 +17,12 @@ import threading
 import pytest
 
 from arena.schedule import suit_permutation
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee import match as match_module
 from referee import secret
 from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, make_board
-from sample_bots.sdk import Bot, start_server
+from belote_arena_sdk import Bot, start_server
 
 #: A 256-bit seed, as a tournament draws one (fixed here so the test is reproducible).
 SEED = 20734800394496820048751618048450118963562555764565284141143570986193185527354

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from arena.schedule import suit_permutation
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee import secret, wire
 from referee.botproc import Limits
 from referee.match import MatchConfig, play_match

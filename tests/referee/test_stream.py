@@ -14,7 +14,7 @@ import time
 import grpc
 import pytest
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 from referee.botproc import BotClient
 from referee.records import FaultKind
 

@@ -186,3 +186,50 @@ def test_record_actions_with_unknown_keys_are_refused(action, words):
 def test_record_with_an_unknown_field_is_refused():
     with pytest.raises(RecordError, match="'Ruleset'"):
         parse_record({"ruleset": "classic", "Ruleset": "strict", "dealer": 0, "deck": [], "actions": []})
+
+
+# --------------------------------------------------------------------------
+# Issue 14 item 14: what a record may say, whatever the hidden hands hold
+# --------------------------------------------------------------------------
+def _case_record(name: str) -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parents[1] / "data" / "cases" / name).read_text())["record"]
+
+
+def test_a_pot_is_refused_in_a_ruleset_without_litige():
+    """RULES.md §6.2/§6.3: only a litige ruleset (all-trumps) carries a pot; a classic record
+    with a pot was scored with it added. Refused, naming the field; all-trumps takes it."""
+    from referee.rules import RecordError, parse_record
+
+    for ruleset in ("classic", "strict", "two-player"):
+        with pytest.raises(RecordError, match=f"pot: {ruleset} has no litige"):
+            parse_record({**_first_case(ruleset), "pot": 10})
+    assert parse_record({**_first_case("all-trumps"), "pot": 10}).pot == 10
+
+
+def _first_case(ruleset: str) -> dict:
+    import json
+    from pathlib import Path
+
+    path = sorted((Path(__file__).resolve().parents[1] / "data" / "cases" / ruleset).glob("*.json"))[0]
+    return json.loads(path.read_text())["record"]
+
+
+def test_an_empty_declaration_is_nothing_declared_from_any_seat():
+    """`"declare": []` before a seat's first card means nothing declared, for every seat —
+    also one whose hand holds nothing to declare (it was refused for those only, so the
+    answer told whether a hidden hand held a declaration). The score is the record's without it."""
+    from referee.rules import parse_record, replay
+
+    rec = _case_record("classic/made_81_81.json")
+    want = replay(parse_record(rec)).outcome().score
+    actions, seen = [], set()
+    for a in rec["actions"]:
+        if "card" in a and a["seat"] not in seen:
+            seen.add(a["seat"])
+            actions.append({"seat": a["seat"], "declare": []})
+        actions.append(a)
+    assert len(seen) == 4
+    assert replay(parse_record({**rec, "actions": actions})).outcome().score == want

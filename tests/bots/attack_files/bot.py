@@ -31,7 +31,7 @@ import re
 import sysconfig
 
 from attack_common import TOKEN, Reporter, why
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 MARK = f"attack-planted-{TOKEN}"
 
@@ -132,8 +132,8 @@ class FilesBot(Bot):
         self.attempt("files:write-db", dbs, self.write_db)
         code = [os.path.join(r, p) for r in self.repos for p in ("referee/match.py", "arena/store.py")]
         self.attempt("files:read-project", code, read)
-        folders = [os.path.join(r, p) for r in self.repos for p in ("referee", "arena", "sample_bots/sdk")]
-        self.attempt("files:write-project", code + [os.path.join(r, "sample_bots/sdk/__init__.py") for r in self.repos]
+        folders = [os.path.join(r, p) for r in self.repos for p in ("referee", "arena", "sdk/belote_arena_sdk")]
+        self.attempt("files:write-project", code + [os.path.join(r, "sdk/belote_arena_sdk/__init__.py") for r in self.repos]
                      + folders, lambda p: append(p) if p.endswith(".py") else create(p))
         site = sysconfig.get_paths()["purelib"]
         self.attempt("files:plant-pth", [site] + [os.path.join(r, ".venv") for r in self.repos],

@@ -20,8 +20,8 @@ import time
 import grpc
 
 from attack_common import Reporter
-from belote.bot.v1 import bot_pb2_grpc
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk.proto import bot_pb2_grpc
+from belote_arena_sdk import Bot, pb, serve
 
 PATTERNS = ("/proc/*/root/arena/work/*.sock", "/tmp/belote-referee-*/*/*.sock", "/arena/work/*.sock")
 

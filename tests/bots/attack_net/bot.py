@@ -17,7 +17,7 @@ import argparse
 import socket
 
 from attack_common import TOKEN, Reporter
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 
 class NetBot(Bot):

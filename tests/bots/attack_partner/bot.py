@@ -68,9 +68,9 @@ import threading  # noqa: E402
 import grpc  # noqa: E402
 
 from attack_common import TOKEN, Reporter, check, ipc_key, libc  # noqa: E402
-from belote.bot.v1 import bot_pb2_grpc  # noqa: E402
-from sample_bots.sdk import Bot, pb, serve  # noqa: E402
-from sample_bots.sdk.cards import card_str  # noqa: E402
+from belote_arena_sdk.proto import bot_pb2_grpc  # noqa: E402
+from belote_arena_sdk import Bot, pb, serve  # noqa: E402
+from belote_arena_sdk.cards import card_str  # noqa: E402
 
 IPC_CREAT, IPC_NOWAIT = 0o1000, 0o4000
 SLOT = 2048

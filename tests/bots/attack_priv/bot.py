@@ -35,7 +35,7 @@ import sys
 import sysconfig
 
 from attack_common import TOKEN, Reporter, check, libc, why
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 MS_REMOUNT, MS_BIND = 32, 4096
 CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000

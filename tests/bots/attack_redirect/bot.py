@@ -41,9 +41,9 @@ except (OSError, AttributeError):
     FORKS = 0
 
 from attack_common import TOKEN, Reporter  # noqa: E402
-from sample_bots.sdk import Bot, pb, serve  # noqa: E402
-from sample_bots.sdk.cards import card_str  # noqa: E402
-from sample_bots.sdk.server import start_server  # noqa: E402
+from belote_arena_sdk import Bot, pb, serve  # noqa: E402
+from belote_arena_sdk.cards import card_str  # noqa: E402
+from belote_arena_sdk.server import start_server  # noqa: E402
 
 WORK = "/arena/work"
 SERVERS: list = []

@@ -30,7 +30,7 @@ import sys
 import time
 
 from attack_common import Reporter, check, libc, why
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 MIB = 1 << 20
 IPC_CREAT = 0o1000

@@ -32,8 +32,8 @@ from itertools import permutations
 
 from attack_common import Reporter
 from rules import CARDS, DealState, get_ruleset, make_board
-from sample_bots.sdk import Bot, pb, serve
-from sample_bots.sdk.cards import card_str
+from belote_arena_sdk import Bot, pb, serve
+from belote_arena_sdk.cards import card_str
 
 PERMS = [(0, 1, 2, 3)] + [p for p in permutations(range(4)) if all(p[i] != i for i in range(4))]
 TEXT = {str(c): c for c in CARDS}

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 from trigger import Trigger, parse_args  # copied beside bot.py by the test kit
 

@@ -14,8 +14,8 @@ import argparse
 import os
 import threading
 
-from belote.bot.v1 import bot_pb2_grpc
-from sample_bots.sdk import LISTEN_ENV, SEED_ENV, Bot, pb
+from belote_arena_sdk.proto import bot_pb2_grpc
+from belote_arena_sdk import LISTEN_ENV, SEED_ENV, Bot, pb
 
 from trigger import Trigger, parse_args, serve_servicer  # copied beside bot.py by the test kit
 

@@ -18,7 +18,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 
 class HostileBot(Bot):

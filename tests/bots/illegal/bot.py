@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from sample_bots.sdk import RANKS, SUITS, Bot, card_key, legal_cards, pb, serve
+from belote_arena_sdk import RANKS, SUITS, Bot, card_key, legal_cards, pb, serve
 
 from trigger import Trigger, parse_args  # copied beside bot.py by the test kit
 

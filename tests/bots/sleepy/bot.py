@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 from trigger import Trigger, parse_args  # copied beside bot.py by the test kit
 

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from sample_bots.sdk import Bot, pb, serve
+from belote_arena_sdk import Bot, pb, serve
 
 
 def process_id() -> int:

@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 
-from sample_bots.sdk import LISTEN_ENV, parse_listen
+from belote_arena_sdk import LISTEN_ENV, parse_listen
 
 
 def main() -> int:

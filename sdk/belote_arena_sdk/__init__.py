@@ -2,7 +2,7 @@
 
 A bot in a few lines (``bot.py`` in the bot's folder, beside its ``bot.toml``)::
 
-    from sample_bots.sdk import Bot, pb, serve
+    from belote_arena_sdk import Bot, pb, serve
 
     class MyBot(Bot):
         def decide(self, request: pb.DecideRequest) -> pb.Action:
@@ -21,10 +21,10 @@ master of the trick), :mod:`.server` (addresses, readiness, shutdown).
 
 from __future__ import annotations
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 
 from .actions import action_str, declaration, declaration_points, find, kind_of, legal_cards, parse_action, play_of
-from .bot import PROTOCOL_VERSION, RULESET_NAMES, Bot, BotInfo, read_manifest
+from .bot import PROTOCOL_VERSION, RULESET_NAMES, Bot, BotInfo, Clock, read_manifest
 from .cards import (
     RANKS,
     SUITS,
@@ -51,6 +51,7 @@ __all__ = [
     "SUITS",
     "Bot",
     "BotInfo",
+    "Clock",
     "Trump",
     "action_str",
     "card",

@@ -14,13 +14,15 @@ A bot's identity (GetBotInfo) comes from class attributes, else from the
 from __future__ import annotations
 
 import inspect
+import math
 import random
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 
 PROTOCOL_VERSION = "1.0"
 """The protocol version this SDK speaks (``GetBotInfoResponse.protocol_version``)."""
@@ -76,19 +78,52 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return data
 
 
+class Clock:
+    """The time of the decision being made (docs/PROTOCOL.md §3): started by the server
+    when a request arrives, from its ``deadline_ms`` and ``time_bank_ms``.
+
+    The referee's deadline counts from when it sent the request, so the bot has a
+    little less than ``deadline_ms`` (the transport takes about 0.3 ms each way): a
+    search should stop at :meth:`remaining_ms` minus a margin for its answer (a few ms).
+    """
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.deadline_ms = math.inf
+        self.time_bank_ms = 0.0
+
+    def start(self, deadline_ms: float, time_bank_ms: float = 0.0) -> None:
+        """A request arrived now with this deadline and time bank (ms; 0 = no deadline)."""
+        self.started = time.monotonic()
+        self.deadline_ms = float(deadline_ms) if deadline_ms > 0 else math.inf
+        self.time_bank_ms = float(time_bank_ms)
+
+    def elapsed_ms(self) -> float:
+        """Milliseconds since the request arrived."""
+        return (time.monotonic() - self.started) * 1000.0
+
+    def remaining_ms(self, *, with_bank: bool = False) -> float:
+        """Milliseconds left before the deadline (``inf`` without one, never below 0);
+        ``with_bank``: also the seat's time bank, which a late answer draws from."""
+        left = self.deadline_ms + (self.time_bank_ms if with_bank else 0.0) - self.elapsed_ms()
+        return max(0.0, left)
+
+
 class Bot:
     """Base class of a bot: subclass it and implement :meth:`decide`.
 
     Class attributes ``name``, ``version``, ``author`` and ``rulesets`` override
     the manifest's values (``bot.toml`` beside the subclass's module, or
     ``manifest_path``). ``self.rng`` is the bot's own ``random.Random``, seeded by
-    :func:`~sample_bots.sdk.server.serve` from ``--seed`` / ``BELOTE_BOT_SEED``
+    :func:`~belote_arena_sdk.server.serve` from ``--seed`` / ``BELOTE_BOT_SEED``
     (default 0) and restarted at every new deal from ``(seed, deal_number)``, so a
     bot that draws only from it plays each deal reproducibly — the same whether the
     match ran from its start or was resumed after an interruption.
 
     The server calls :meth:`decide`, :meth:`on_start_match` and
     :meth:`on_end_match` one at a time (never concurrently), so a bot needs no locks.
+    ``self.clock`` (:class:`Clock`) says how much time the current decision has left:
+    a bot that searches must stop before ``self.clock.remaining_ms()`` runs out.
     """
 
     name: ClassVar[str | None] = None
@@ -101,6 +136,7 @@ class Bot:
         self.seed = seed
         self.rng = random.Random(seed)
         self.deal_number = 0
+        self.clock = Clock()
 
     def reseed(self, seed: int) -> None:
         """Restart ``self.rng`` from ``seed``."""
@@ -118,7 +154,8 @@ class Bot:
         Args:
             request: the seat's observation (``request.observation``, RULES.md §9)
                 and the legal actions (``request.legal_actions``, at least one, all
-                of ``observation.phase``); ``deadline_ms`` is the time allowed.
+                of ``observation.phase``); ``deadline_ms`` is the time allowed
+                (``self.clock.remaining_ms()``: what is left of it now).
 
         Returns:
             One of ``request.legal_actions``, unchanged.

@@ -32,8 +32,8 @@ from typing import TypeVar
 
 import grpc
 
-from belote.bot.v1 import bot_pb2 as pb
-from belote.bot.v1 import bot_pb2_grpc
+from belote_arena_sdk.proto import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2_grpc
 
 from .actions import action_str
 from .bot import Bot
@@ -140,6 +140,7 @@ class _Servicer(bot_pb2_grpc.BotServiceServicer):
             yield pb.DecideStreamResponse(response=self._decide(message.request, context))
 
     def _decide(self, request: pb.DecideRequest, context: grpc.ServicerContext) -> pb.DecideResponse:
+        self._bot.clock.start(request.deadline_ms, request.time_bank_ms)
         deal = request.observation.deal_number
         if deal != self._bot.deal_number:
             self._bot.deal_number = deal

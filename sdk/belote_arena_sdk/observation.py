@@ -6,7 +6,7 @@ the seat knows and nothing more.
 
 from __future__ import annotations
 
-from belote.bot.v1 import bot_pb2 as pb
+from belote_arena_sdk.proto import bot_pb2 as pb
 
 from .cards import RANKS, SUITS, Trump, card_key, team_of
 

@@ -1,1 +1,0 @@
-"""The bot protocol (``belote.bot.v1``)."""

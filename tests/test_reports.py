@@ -1,0 +1,119 @@
+"""Tests for arena.reports and `arena ratings` / `arena plan`: field scores
+(duplicate, RULES.md §8: every pair plays the same boards), rating groups,
+history and the sample-size planner."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from arena import reports
+from arena.cli import app
+from arena.store import Store, match_id
+
+runner = CliRunner()
+
+
+def _deal(store: Store, mid: str, board: int, table: int, ns: str, ew: str, score_ns: int, score_ew: int) -> None:
+    store.con.execute(
+        """INSERT INTO deals (match_id, board, table_no, ns_entrant, ew_entrant, permutation, dealer, deck, contract,
+             trick_points_ns, trick_points_ew, tricks_won_ns, tricks_won_ew, declarations_ns, declarations_ew,
+             belote_ns, belote_ew, score_ns, score_ew, pot_in, pot, record)
+           VALUES (?, ?, ?, ?, ?, [0, 1, 2, 3], 0, [], 'made', 0, 0, 0, 0, 0, 0, 0, 0, ?, ?, 0, 0, '{}')""",
+        [mid, board, table, ns, ew, score_ns, score_ew])
+
+
+def _board_pair(store: Store, mid: str, board: int, margin: int) -> None:
+    store.con.execute("INSERT INTO board_pairs (match_id, board, points_a, points_b, margin, forfeit_a, forfeit_b, "
+                              "written_at, outcome_a) VALUES (?, ?, 0, 0, ?, false, false, now(), ?)",
+                      [mid, board, margin, "win" if margin > 0 else "loss" if margin < 0 else "draw"])
+
+
+@pytest.fixture
+def three(tmp_path: Path) -> Store:
+    """One board, three entrants, six tables; table results r = NS − EW:
+    A–B: +40 (A NS), +20 (B NS); A–C: +10 (A NS), −30 (C NS); B–C: 0 (B NS), +20 (C NS)."""
+    store = Store.open(tmp_path / "f.duckdb")
+    store.create_tournament("t", "classic", {}, 1, 1, [("a", "1"), ("b", "1"), ("c", "1")])
+    for x, y, r1, r2 in (("a@1", "b@1", 40, 20), ("a@1", "c@1", 10, -30), ("b@1", "c@1", 0, 20)):
+        mid = match_id("t", x, y)
+        store.add_match("t", mid, x, y)
+        _deal(store, mid, 0, 1, x, y, 100 + r1, 100)
+        _deal(store, mid, 0, 2, y, x, 100 + r2, 100)
+        _board_pair(store, mid, 0, r1 - r2)
+    yield store
+    store.close()
+
+
+def test_butler_and_matchpoints_by_hand(three: Store) -> None:
+    """Datum (40 + 20 + 10 − 30 + 0 + 20)/6 = 10. A: NS 40 → +30, EW 20 → −10,
+    NS 10 → 0, EW −30 → +40: mean +15. B: −30, +10, −10, −10: −10. C: 0, −40,
+    +10, +10: −5 (the three sum to 0).
+    Matchpoints, sorted results −30, 0, 10, 20, 20, 40 (5 other tables each):
+    NS 40 beats 5 → 1; NS 20 beats 3, ties 1 → 0.7; NS 10 → 0.4; NS 0 → 0.2;
+    NS −30 → 0; EW is 1 − NS. A: (1 + 0.3 + 0.4 + 1)/4 = 0.675; B: (0 + 0.7
+    + 0.2 + 0.3)/4 = 0.3; C: (0.6 + 0 + 0.8 + 0.7)/4 = 0.525."""
+    field = reports.field_scores(three, tournament="t")
+    assert {k: v.butler for k, v in field.items()} == pytest.approx({"a@1": 15.0, "b@1": -10.0, "c@1": -5.0})
+    assert {k: v.matchpoints for k, v in field.items()} == pytest.approx({"a@1": 0.675, "b@1": 0.3, "c@1": 0.525})
+    assert all(v.tables == 4 for v in field.values())
+    # A's interval: sd of (30, −10, 0, 40) = 23.805, t(0.975, 3) = 3.1824: 15 ± 37.88.
+    assert field["a@1"].butler_high - 15.0 == pytest.approx(37.879, abs=1e-3)
+
+
+def test_rating_table_splits_groups_and_cli_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    with Store.open(db) as store:
+        store.create_tournament("t", "classic", {}, 1, 4, [("a", "1"), ("b", "1"), ("c", "1"), ("d", "1")])
+        for x, y, margins in (("a@1", "b@1", [10, 10, 10, -10]), ("c@1", "d@1", [5, -5, 0, 0])):
+            mid = match_id("t", x, y)
+            store.add_match("t", mid, x, y)
+            for k, m in enumerate(margins):
+                _board_pair(store, mid, k, m)
+        table = reports.rating_table(store.board_pair_results(tournament="t"))
+    assert table.fit.groups == 2
+    names = [table.fit.ratings[i].name for i in table.order]
+    assert names == ["a@1", "b@1", "c@1", "d@1"]  # group 1 (a, b), then group 2
+    # The last of each group has no "next": a-b is compared, b-c is not.
+    assert table.los_next[0] is not None and table.los_next[1] is None and table.los_next[3] is None
+    result = runner.invoke(app, ["ratings", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "2 groups that never met" in result.output
+    out = json.loads(runner.invoke(app, ["ratings", "--db", str(db), "--json"]).stdout)
+    assert [o["group"] for o in out] == [1, 1, 2, 2]
+    # 3–1 by hand with 2 virtual draws: 400·log10(4/2) = 120.4 between a and b.
+    assert out[0]["elo"] - out[1]["elo"] == pytest.approx(120.4, abs=0.15)
+
+
+def test_history_refits_after_each_slice(three: Store) -> None:
+    rows = reports.history_rows(three, tournament="t")
+    assert len(rows) == 3
+    points = reports.rating_history(rows, "a", steps=3)
+    assert [p.board_pairs for p in points] == [1, 2, 3]
+    assert [p.games for p in points] == [1, 2, 2]
+    # After 1 board pair (a beat b by 20): a 100% → one-sided interval.
+    assert points[0].ci_high == math.inf
+    every = reports.rating_history(rows, None, steps=3)
+    assert {p.entrant for p in every if p.board_pairs == 3} == {"a@1", "b@1", "c@1"}
+
+
+def test_plan_by_hand_without_results() -> None:
+    """30 Elo: Δs = 1/(1 + 10^(−0.075)) − ½ = 0.043066; σ = √(¼ − 0.1/4) =
+    0.474342; z = 1.959964 + 0.841621 = 2.801585: n = (2.801585·0.474342 /
+    0.043066)² = 952.2 → 953."""
+    p = reports.plan(None, 30.0)
+    assert p.board_pairs_wdl == 953 and p.board_pairs_margin is None
+    assert p.score_sd == pytest.approx(0.474342, abs=1e-6)
+
+
+def test_plan_cli(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["plan", "--elo", "30", "--db", str(tmp_path / "none.duckdb")])
+    assert result.exit_code == 0, result.output
+    assert "953 board pairs" in result.output and "10% draws assumed" in result.output
+    bad = runner.invoke(app, ["plan", "--elo", "0", "--db", str(tmp_path / "none.duckdb")])
+    assert bad.exit_code == 2
