@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from belote.bot.v1 import bot_pb2 as pb  # noqa: E402
+from belote_arena_sdk.proto import bot_pb2 as pb  # noqa: E402
 from referee import wire  # noqa: E402
 from referee.rules import RULESETS, Phase, make_board, observe  # noqa: E402
 from referee.rules.game import BoardMatchTable  # noqa: E402

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import arena_bench  # noqa: E402
 
 from arena.tournament import _cuts  # noqa: E402
-from belote.bot.v1 import bot_pb2 as pb  # noqa: E402
+from belote_arena_sdk.proto import bot_pb2 as pb  # noqa: E402
 from referee.botproc import BotClient  # noqa: E402
 from referee.manifest import load_manifest  # noqa: E402
 
