@@ -136,6 +136,10 @@ CpuOption = Annotated[int, typer.Option("--cpu-s", min=0, help="bot sandbox: CPU
 MemoryOption = Annotated[int, typer.Option(
     "--memory-mib", min=0,
     help="bot sandbox: memory, MiB, of each process and (where cgroups can be made) of the whole bot (0 = unlimited)")]
+OptionOption = Annotated[list[str] | None, typer.Option(
+    "--option", metavar="NAME=on|off",
+    help="a RULES.md §6.4 option, repeatable: declarations (classic, strict, two-player; "
+    "default on), contree (classic, strict; default off)", show_default=False)]
 IsolateOption = Annotated[bool, typer.Option(
     "--isolate/--no-isolate",
     help="bot sandbox (bubblewrap, SECURITY.md); --no-isolate runs bots unsandboxed as this user: trusted bots only")]
@@ -243,6 +247,8 @@ def replay(
         if as_json:
             o = outcome.to_json()
             o["ruleset"] = record.ruleset.name
+            o["options"] = record.ruleset.variant_options()
+            o["calls"] = [{"seat": s, **a.to_json()} for s, a in state.calls]
             o["tricks"] = [
                 {"leader": t.leader, "cards": [str(c) for _, c in t.cards], "winner": t.winner, "points": t.points}
                 for t in state.tricks
@@ -263,6 +269,7 @@ def match(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
         "(default: 256 random bits, secret until the match ends)", show_default=False)] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
+    option: OptionOption = None,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
@@ -282,11 +289,15 @@ def match(
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})")
     try:
+        rules = get_ruleset(ruleset.value, **_parse_options(option))
+    except ValueError as e:
+        raise fail(str(e)) from None
+    try:
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
         for m in manifests:  # as bots submit and tournament run do
             m.check_plays(ruleset.value)
         limits = _limits(cpu_s, memory_mib, isolate, manifests)
-        run_match(bots, boards=boards, seed=seed, ruleset=RULESETS[ruleset.value], decision_ms=decision_ms,
+        run_match(bots, boards=boards, seed=seed, ruleset=rules, decision_ms=decision_ms,
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
     except ManifestError as e:
         raise fail(str(e)) from None
@@ -412,6 +423,7 @@ def tournament_run(
         "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
+    option: OptionOption = None,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
@@ -439,6 +451,7 @@ def tournament_run(
 
     from referee.manifest import load_manifest
 
+    chosen = _parse_options(option)
     store = open_store(db)
     try:
         # check everything before anything is written: a failed command leaves no tournament behind
@@ -451,7 +464,10 @@ def tournament_run(
             if len(manifests) < 2:
                 raise fail(f"no tournament {name!r} yet: to create it, give at least two bots with --bots DIR "
                            "(see `arena tournament list` for existing ones)")
-            rs = get_ruleset((ruleset or RulesetName.classic).value)
+            try:
+                rs = get_ruleset((ruleset or RulesetName.classic).value, **chosen)
+            except ValueError as e:
+                raise fail(str(e)) from None
         else:
             for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing.ruleset),
                                       ("--seed", seed, existing.seed), ("--boards", boards, existing.boards_per_pair)):
@@ -463,6 +479,11 @@ def tournament_run(
             if new and existing.seed_secret and existing.seed_revealed:
                 raise fail(f"tournament {name!r} is complete and its secret seed is revealed: a new entrant "
                            f"({', '.join(new)}) could know every board. Enter it in a new tournament")
+            stored = existing.variant_options
+            if any(stored.get(k) != ("on" if v else "off") for k, v in chosen.items()):
+                raise fail(f"tournament {name!r} exists with options {_options_text(stored) or 'none'} "
+                           "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
+                           "or choose a new tournament name")
             rs = existing.resolved_ruleset()
         for m in manifests:
             m.check_plays(rs.name)
@@ -479,8 +500,10 @@ def tournament_run(
                           "random seed", highlight=False)
         store.add_entrants(name, [(m.name, m.version) for m in manifests])
         t = store.get_tournament(name)
-        console.print(f"tournament [bold]{name}[/]: {t.ruleset}, {t.boards_per_pair} boards per pair, "
-                      f"entrants: {', '.join(t.entrants) or 'none'}", highlight=False)
+        opts = _options_text(t.variant_options)
+        console.print(f"tournament [bold]{escape(name)}[/]: {t.ruleset}" + (f" ({opts})" if opts else "")
+                      + f", {t.boards_per_pair} boards per pair, entrants: {', '.join(t.entrants) or 'none'}",
+                      highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)
         executor, max_boards = None, 0
@@ -553,6 +576,27 @@ def _entrant_json(key: str) -> dict:
     return {"name": name, "version": version}
 
 
+def _parse_options(texts: list[str] | None) -> dict[str, bool]:
+    """``--option NAME=on|off`` values as ``get_ruleset`` keywords; a bad one is a usage error (exit 2)."""
+    from referee.rules import parse_option
+
+    out: dict[str, bool] = {}
+    for text in texts or []:
+        try:
+            name, value = parse_option(text)
+        except ValueError as e:
+            raise fail(str(e), code=2) from None
+        if name in out and out[name] != value:
+            raise fail(f"--option {name} is given twice with different values", code=2)
+        out[name] = value
+    return out
+
+
+def _options_text(options: dict[str, str]) -> str:
+    """RULES.md §6.4 options as ``declarations=on contree=off``."""
+    return " ".join(f"{k}={v}" for k, v in options.items())
+
+
 def _seed_words(t) -> str:
     """How a tournament's seed stands, in words (never the secret itself)."""
     if not t.seed_secret:
@@ -566,7 +610,8 @@ def _tournament_json(t) -> dict:
     """A tournament as JSON: the seed (decimal text) only once it may be shown, else null."""
     n = len(t.entrants)
     return {
-        "name": t.name, "ruleset": t.ruleset, "options": t.options, "boards_per_pair": t.boards_per_pair,
+        "name": t.name, "ruleset": t.ruleset, "options": t.options, "variant_options": t.variant_options,
+        "boards_per_pair": t.boards_per_pair,
         "entrants": [_entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
         "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
@@ -593,12 +638,13 @@ def tournament_list(
         print(json.dumps([_tournament_json(r) for r in rows]))
         return
     t = Table(title="tournaments (full commitment and seed: arena tournament show NAME)", header_style="bold")
-    for col in ("name", "ruleset", "boards/pair", "entrants", "board pairs", "status", "created", "commitment"):
+    for col in ("name", "ruleset", "options", "boards/pair", "entrants", "board pairs", "status", "created",
+                "commitment"):
         t.add_column(col)
     t.add_column("seed", overflow="fold")
     for r in rows:
         seed = "secret" if r.public_seed is None else str(r.public_seed) + ("" if r.seed_secret else " (not secret)")
-        t.add_row(escape(r.name), r.ruleset, str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
+        t.add_row(escape(r.name), r.ruleset, _options_text(r.variant_options) or "-", str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
                   str(r.created_at)[:19], r.commitment[:16] + "…", seed)
     console.print(t)
 
@@ -634,7 +680,9 @@ def tournament_show(
     n = len(t.entrants)
     grid.add_row("tournament", t.name)
     grid.add_row("ruleset", t.ruleset)
-    grid.add_row("options", json.dumps(t.options, sort_keys=True))
+    opts = _options_text(t.variant_options)
+    grid.add_row("options", (f"{opts} (RULES.md §6.4); " if opts else "") + "resolved: "
+                 + json.dumps(t.options, sort_keys=True))
     grid.add_row("boards", f"{t.boards_per_pair} per pair")
     pairs = n * (n - 1) // 2
     grid.add_row("entrants", ", ".join(t.entrants) + f" ({pairs} pair{'' if pairs == 1 else 's'})" if t.entrants
@@ -678,6 +726,12 @@ def _ci(low: float, high: float) -> str:
 def ratings(
     tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset when no tournament is given (default: classic)")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", metavar="NAME=on|off", show_default=False,
+        help="with --ruleset: only tournaments with this RULES.md §6.4 option, repeatable "
+        "(default: the ruleset's defaults, declarations=on contree=off)")] = None,
+    any_options: Annotated[bool, typer.Option(
+        "--any-options", help="with --ruleset: mix tournaments whatever their §6.4 options")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
     h2h: Annotated[bool, typer.Option("--head-to-head", help="per pair: W/D/L, margin, Elo difference")] = False,
     history: Annotated[str | None, typer.Option(
@@ -689,11 +743,20 @@ def ratings(
 
     A board pair is won by the larger duplicate margin (RULES.md §8), drawn on
     an equal margin, lost by an entrant that forfeited it. README ("Reading
-    the ratings") explains every column.
+    the ratings") explains every column. A ruleset's ratings take only
+    its tournaments with the same §6.4 options (contree doubles the stakes, so its
+    margins are not comparable), unless --any-options.
     """
     from . import reports
 
+    given = _parse_options(option)
+    if tournament is not None and (given or any_options):
+        raise fail("--option and --any-options choose tournaments of a --ruleset; a --tournament has its own "
+                   "options (see `arena tournament show NAME`)", code=2)
+    if given and any_options:
+        raise fail("give --option or --any-options, not both", code=2)
     store = open_store(db, read_only=True)
+    left_out: list = []
     try:
         if tournament is not None and store.get_tournament(tournament) is None:
             raise fail(f"no tournament {tournament!r} in {db}"
@@ -701,18 +764,35 @@ def ratings(
         if tournament is not None and ruleset is not None:
             raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
         rs = None if tournament else (ruleset or RulesetName.classic).value
-        rows = store.board_pair_results(tournament=tournament, ruleset=rs)
-        field = reports.field_scores(store, tournament=tournament, ruleset=rs) if not (h2h or history) else {}
-        hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs) if history else []
+        names = None
+        wanted: dict[str, str] = {}
+        if rs is not None and not any_options:
+            try:
+                wanted = get_ruleset(rs, **given).variant_options()
+            except ValueError as e:
+                raise fail(str(e)) from None
+            of_ruleset = [t for t in store.list_tournaments() if t.ruleset == rs]
+            names = [t.name for t in of_ruleset if t.variant_options == wanted]
+            left_out = [t for t in of_ruleset if t.variant_options != wanted]
+        rows = store.board_pair_results(tournament=tournament, ruleset=rs, tournaments=names)
+        field = reports.field_scores(store, tournament=tournament, ruleset=rs, tournaments=names) \
+            if not (h2h or history) else {}
+        hist_rows = reports.history_rows(store, tournament=tournament, ruleset=rs, tournaments=names) \
+            if history else []
+        scoped = [t for t in store.list_tournaments() if t.name == tournament or (
+            tournament is None and t.ruleset == rs and (names is None or t.name in names))]
         # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
-        decided = {n for (n,) in store.con.execute(
-            "SELECT tournament FROM sprt_tests WHERE status <> 'running'").fetchall()} if _has_table(store, "sprt_tests") else set()
-        scoped = [t for t in store.list_tournaments() if t.name == tournament or (tournament is None and t.ruleset == rs)]
-        unfinished = [t for t in scoped if t.status != "complete" and t.name not in decided]
+        unfinished = [t for t in scoped if t.status not in ("complete", "decided")]
         order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
     finally:
         store.close()
-    scope = f"tournament {tournament}" if tournament else f"ruleset {rs}"
+    scope = f"tournament {tournament}" if tournament else f"ruleset {rs}" + (
+        " (any options)" if any_options else f" ({_options_text(wanted)})" if wanted else "")
+    if left_out:
+        err.print(f"note: {len(left_out)} {rs} tournament(s) with other RULES.md §6.4 options left out ("
+                  + escape(", ".join(f"{t.name}: {_options_text(t.variant_options)}" for t in left_out[:5]))
+                  + (", ..." if len(left_out) > 5 else "")
+                  + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
     for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
         n = len(t.entrants)
         err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "

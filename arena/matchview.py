@@ -126,7 +126,9 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
     sides = ("NS", "EW") if ruleset.seats == 4 else ("seat 0", "seat 1")
     console.print(f"A = {a} ({sides[0]} at table 1), B = {b} ({sides[0]} at table 2); "
                   f"scores are {sides[0]}–{sides[1]}")
-    table = Table(title=f"{ruleset.name}, duplicate, {len(results)} boards", header_style="bold")
+    options = " ".join(f"{k}={v}" for k, v in ruleset.variant_options().items())
+    table = Table(title=f"{ruleset.name}" + (f" ({options})" if options else "") + f", duplicate, {len(results)} boards",
+                  header_style="bold")
     table.add_column("board", justify="right")
     table.add_column("table 1")
     table.add_column("table 2")

@@ -33,6 +33,9 @@ def render_deal(state: DealState, title: str = "") -> Group:
     header = Text(title + " " if title else "", style="bold")
     header.append(f"ruleset {state.ruleset.name}, dealer {seat_name(n, state.dealer)}, turned card ")
     header.append_text(_card(state.deck[sum(state.ruleset.first_packets) * n]))
+    options = state.ruleset.variant_options()
+    if options:
+        header.append(", options " + " ".join(f"{k}={v}" for k, v in options.items()))
     parts.append(header)
 
     # hands at the start of play: what each seat held before its first card
@@ -56,6 +59,12 @@ def render_deal(state: DealState, title: str = "") -> Group:
     if state.taker is not None:
         trump = state.trump.symbol if state.trump is not None else state.trump_mode.value
         parts.append(Text(f"taker {seat_name(n, state.taker)}, trump {trump}"))
+    if state.calls:
+        calls = Text("contrée calls: ")
+        calls.append(", ".join(f"{seat_name(n, s)} {'passes' if a.kind.value == 'pass' else a}" for s, a in state.calls))
+        if state.multiplier > 1:
+            calls.append(f" (stakes x {state.multiplier})", style="bold")
+        parts.append(calls)
     for seat, decls in enumerate(state.declared):
         if decls:
             parts.append(Text(f"{seat_name(n, seat)} declares " + ", ".join(map(str, decls))))
@@ -94,6 +103,8 @@ def render_deal(state: DealState, title: str = "") -> Group:
                 line.append(f", belote {o.belote[0]}–{o.belote[1]}")
             if o.capot is not None:
                 line.append(f", capot by {names[o.capot]}")
+            if o.multiplier > 1:
+                line.append(", " + ("redoubled" if o.multiplier == 4 else "doubled") + f" x {o.multiplier}")
             line.append(")")
         if o.pot or o.pot_in:
             line.append(f"   litige pot in {o.pot_in}, out {o.pot}")

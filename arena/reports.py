@@ -108,7 +108,8 @@ class FieldScore:
 
 _FIELD_SQL = """
 WITH m AS (SELECT match_id, tournament FROM matches
-           WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)),
+           WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)
+             AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], tournament))),
 t AS (SELECT m.tournament, d.board, d.ns_entrant, d.ew_entrant, (d.score_ns - d.score_ew)::DOUBLE AS r
       FROM deals d JOIN m USING (match_id)),
 w AS (SELECT *, avg(r) OVER b AS datum, count(*) OVER b AS n,
@@ -124,13 +125,15 @@ SELECT entrant, count(*), avg(x), stddev_samp(x), avg(mp) FROM per GROUP BY entr
 """
 
 
-def field_scores(store, tournament: str | None = None, ruleset: str | None = None) -> dict[str, FieldScore]:
+def field_scores(store, tournament: str | None = None, ruleset: str | None = None,
+                 tournaments: list[str] | None = None) -> dict[str, FieldScore]:
     """Butler and matchpoint scores of every entrant (:class:`FieldScore`), by
     entrant key; the datum is taken per tournament and board (boards of
-    different tournaments are different deals)."""
+    different tournaments are different deals). ``tournaments``: only these
+    (e.g. those with one set of RULES.md §6.4 options)."""
     out = {}
     for entrant, n, mean, sd, mp in store.con.execute(
-            _FIELD_SQL, [tournament, tournament, ruleset, ruleset]).fetchall():
+            _FIELD_SQL, [tournament, tournament, ruleset, ruleset, tournaments, tournaments]).fetchall():
         if n >= 2 and sd is not None:
             half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
             low, high = mean - half, mean + half
@@ -158,14 +161,18 @@ class HistoryPoint:
     games: int
 
 
-def history_rows(store, tournament: str | None = None, ruleset: str | None = None):
+def history_rows(store, tournament: str | None = None, ruleset: str | None = None,
+                 tournaments: list[str] | None = None):
     """Every board pair of the scope as ``(entrant_a, entrant_b, margin, forfeit_a,
-    forfeit_b)``, in the order stored (write time, then match and board)."""
+    forfeit_b)``, in the order stored (write time, then match and board);
+    ``tournaments``: only these (e.g. those with one set of RULES.md §6.4 options)."""
     return store.con.execute(
         """SELECT m.entrant_a, m.entrant_b, p.margin, p.forfeit_a, p.forfeit_b
            FROM board_pairs p JOIN matches m USING (match_id)
            WHERE (?::VARCHAR IS NULL OR m.tournament = ?) AND (?::VARCHAR IS NULL OR m.ruleset = ?)
-           ORDER BY p.written_at, p.match_id, p.board""", [tournament, tournament, ruleset, ruleset]).fetchall()
+             AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], m.tournament))
+           ORDER BY p.written_at, p.match_id, p.board""",
+        [tournament, tournament, ruleset, ruleset, tournaments, tournaments]).fetchall()
 
 
 def rating_history(rows: list[tuple], name: str | None = None, steps: int = 10) -> list[HistoryPoint]:

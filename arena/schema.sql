@@ -153,6 +153,21 @@ CREATE TABLE IF NOT EXISTS actions (
     fault    VARCHAR                        -- fault kind when the referee played the fallback, else NULL
 );
 
+-- Every contrée call taken at a table (RULES.md §6.4 option contree), in the
+-- same order as its actions rows: idx counts the actions and the calls of the
+-- table together, so a table's decisions are both tables merged by idx. A table
+-- of its own, so that actions.kind keeps its CHECK of schema version 2.
+CREATE TABLE IF NOT EXISTS contree_calls (
+    match_id VARCHAR NOT NULL,
+    board    INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    idx      INTEGER NOT NULL,              -- the decision's place among the table's actions and calls
+    seat     INTEGER NOT NULL,
+    value    VARCHAR NOT NULL CHECK (value IN ('pass', 'contre', 'surcontre')),
+    ms       DOUBLE  NOT NULL,              -- wall time of the bot's call; 0 when the referee acted itself
+    fault    VARCHAR                        -- fault kind when the referee played the fallback, else NULL
+);
+
 -- Every bot fault (referee.records.FaultKind).
 CREATE TABLE IF NOT EXISTS faults (
     match_id VARCHAR NOT NULL,

@@ -68,7 +68,7 @@ from numpy.typing import NDArray
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from referee.records import BoardPairResult, Decision, Fault, TableResult
-from referee.rules import Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
+from referee.rules import RULESETS, Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
 
 from .schedule import seed_commitment
 
@@ -98,6 +98,7 @@ SCHEMA_VERSION = 3
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
     "sprt_tests",
+    "contree_calls",
 )
 
 #: How long an open waits for another process to let go of the database file, seconds:
@@ -127,6 +128,8 @@ class Status(str, Enum):
     INTERRUPTED = "interrupted"
     #: shown, never stored: complete once, with entrants added since (their pairs unplayed)
     INCOMPLETE = "incomplete"
+    #: shown, never stored: the board pairs of an `arena sprt` test that reached its decision
+    DECIDED = "decided"
 
 
 class RunLock:
@@ -265,6 +268,7 @@ def action_value(action: Mapping) -> tuple[str, str]:
     ``{"declare": [["7H","8H","9H"]]}``   declare     ``'[["7H","8H","9H"]]'`` (JSON; ``"[]"`` = none)
     ``{"exchange": true}``                exchange    ``"true"`` / ``"false"``
     ``{"card": "KS", "belote": true}``    card        ``"KS belote"`` (``"JH"`` without belote)
+    ``{"call": "contre"}``                call        ``"contre"`` (table ``contree_calls``, §6.4)
     ====================================  ==========  ==============================
 
     Raises:
@@ -281,10 +285,12 @@ def action_value(action: Mapping) -> tuple[str, str]:
         return "declare", json.dumps(action["declare"], separators=(",", ":"))
     if "exchange" in action:
         return "exchange", "true" if action["exchange"] else "false"
+    if "call" in action:
+        return "call", str(action["call"])
     if "trump" in action:
         return "trump", str(action["trump"])
     raise StoreError(
-        f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange or trump)"
+        f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange, call or trump)"
     )
 
 
@@ -308,6 +314,8 @@ def action_json(kind: str, value: str) -> dict:
         return {"exchange": value == "true"}
     if kind == "trump":
         return {"trump": value}
+    if kind == "call":
+        return {"call": value}
     raise StoreError(f"unknown action kind {kind!r}")
 
 
@@ -370,9 +378,19 @@ class Tournament:
         """The seed if it may be shown (:attr:`seed_revealed`), else ``None``."""
         return self.seed if self.seed_revealed else None
 
+    @property
+    def variant_options(self) -> dict[str, str]:
+        """The RULES.md §6.4 options of the tournament's ruleset with their stored values,
+        e.g. ``{"declarations": "on", "contree": "on"}`` (``{}`` for ``all-trumps``); see
+        :func:`variant_options`."""
+        return variant_options(self.ruleset, self.options)
+
     def resolved_ruleset(self) -> Ruleset:
         """The :class:`~referee.rules.Ruleset` the tournament is played with: its
-        ruleset with the stored options (target).
+        ruleset with the stored options (target, and the §6.4 options).
+
+        A tournament stored before the §6.4 options existed has neither ``contree``
+        nor ``variants`` in its options: it is read as contree off.
 
         Raises:
             StoreError: the stored options are not what this referee's ruleset of
@@ -380,15 +398,35 @@ class Tournament:
                 finish it with the referee that began it, or start a new one).
         """
         try:
-            rules = get_ruleset(self.ruleset, target=self.options.get("target"))
+            values = {k: v == "on" for k, v in self.variant_options.items()}
+            rules = get_ruleset(self.ruleset, target=self.options.get("target"), **values)
         except ValueError as e:
             raise StoreError(f"tournament {self.name!r}: {e}") from None
-        if json.loads(_json(rules.options())) != self.options:
+        expected = json.loads(_json(rules.options()))
+        stored = {**{k: expected[k] for k in _OPTIONS_ADDED if k in expected}, **self.options}
+        if expected != stored:
             raise StoreError(
                 f"tournament {self.name!r} was begun under other {self.ruleset} options than this referee's: "
                 "finish it with the referee that began it, or start a new tournament"
             )
         return rules
+
+
+#: Keys of ``Ruleset.options()`` added after tournaments were first stored (RULES.md §6.4):
+#: a stored tournament without them was played with their default values.
+_OPTIONS_ADDED = ("contree", "variants")
+
+
+def variant_options(ruleset: str, options: Mapping) -> dict[str, str]:
+    """The RULES.md §6.4 options (``declarations``, ``contree``: ``"on"``/``"off"``) that
+    ``ruleset`` has, read from a tournament's stored resolved ``options``
+    (``Ruleset.options()``; a missing ``contree`` is off). ``{}`` for an unknown ruleset."""
+    base = RULESETS.get(ruleset)
+    if base is None:
+        return {}
+    values = {"declarations": options.get("declarations", True) is not None,
+              "contree": bool(options.get("contree", False))}
+    return {k: "on" if values[k] else "off" for k in base.variants}
 
 
 @dataclass(frozen=True)
@@ -477,6 +515,10 @@ _DEALS = pa.schema(
 _ACTIONS = pa.schema([
     ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("idx", _I32), ("seat", _I32),
     ("kind", _STR), ("value", _STR), ("ms", pa.float64()), ("fault", _STR),
+])
+_CALLS = pa.schema([
+    ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("idx", _I32), ("seat", _I32),
+    ("value", _STR), ("ms", pa.float64()), ("fault", _STR),
 ])
 _FAULTS = pa.schema([
     ("match_id", _STR), ("board", _I32), ("table_no", _I32), ("seat", _I32), ("entrant", _STR),
@@ -905,8 +947,20 @@ class Store:
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
             shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
+        if shown == Status.INTERRUPTED.value and self._sprt_decided(name):
+            shown = Status.DECIDED.value
         return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, shown,
                           entrants, int(pairs), bool(secret), commitment, status)
+
+    def _sprt_decided(self, tournament: str) -> bool:
+        """Whether ``tournament`` holds an ``arena sprt`` test that reached its decision
+        (it stops short of its ``max_boards`` on purpose). False where the database
+        predates the ``sprt_tests`` table."""
+        try:
+            return bool(self.con.execute("SELECT 1 FROM sprt_tests WHERE tournament = ? AND status <> 'running'",
+                                         [tournament]).fetchall())
+        except duckdb.CatalogException:
+            return False
 
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
@@ -921,7 +975,7 @@ class Store:
         """
         try:
             status = Status(status)
-            if status is Status.INCOMPLETE:
+            if status in (Status.INCOMPLETE, Status.DECIDED):
                 raise ValueError(status)
         except ValueError:
             raise StoreError(
@@ -1081,7 +1135,7 @@ class Store:
         pair already stored (cheaper than looking each one up first)."""
         new_matches = self._match_rows(tournament, items)
         self._insert_matches(new_matches, ruleset)
-        bp, deals, actions, faults = _stage(items)
+        bp, deals, actions, faults, calls = _stage(items)
         try:
             self._insert("board_pairs", bp)
         except duckdb.ConstraintException:
@@ -1091,6 +1145,8 @@ class Store:
         self._insert("deals", deals)
         self._insert("actions", actions)
         self._insert("faults", faults)
+        if calls.num_rows:
+            self._insert("contree_calls", calls)
         return len(items), new_matches
 
     def _insert_matches(self, new: dict[str, tuple[str, str, str]], ruleset: str) -> None:
@@ -1185,12 +1241,22 @@ class Store:
         return {b for (b,) in self._query("SELECT board FROM board_pairs WHERE match_id = ?", [match_id])}
 
     # ----------------------------------------------------------------- reading
-    def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None) -> BoardPairRows:
+    def _has_table(self, name: str) -> bool:
+        """Whether the database holds table ``name`` (an old file opened read-only may lack a new one)."""
+        return bool(self.con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall())
+
+    def board_pair_results(self, tournament: str | None = None, ruleset: str | None = None,
+                           tournaments: Sequence[str] | None = None) -> BoardPairRows:
         """Every stored board pair as columns (for ratings), optionally only one
-        tournament's and/or one ruleset's. Never mix rulesets in one rating list.
-        ``entrants`` are those with a stored board pair (a match just begun adds none)."""
+        tournament's, one ruleset's and/or those of the ``tournaments`` named. Never mix
+        rulesets, nor RULES.md §6.4 options (select ``tournaments`` by
+        :attr:`Tournament.variant_options`), in one rating list. ``entrants`` are those
+        with a stored board pair (a match just begun adds none)."""
         where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
-        params = [tournament, tournament, ruleset, ruleset]
+        params: list = [tournament, tournament, ruleset, ruleset]
+        if tournaments is not None:
+            where += " AND list_contains(?::VARCHAR[], tournament)"
+            params.append(list(tournaments))
         with_ = f"""
             WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}
                        AND match_id IN (SELECT match_id FROM board_pairs)),
@@ -1272,10 +1338,15 @@ class Store:
                     FROM deals WHERE {cond} ORDER BY board, table_no""",
                 params,
             ).fetchall()
+            # a database last written before contree_calls existed, opened read-only, has no such table
+            calls = self._has_table("contree_calls")
             acts = self.con.execute(
-                f"SELECT board, table_no, seat, kind, value, ms, fault FROM actions WHERE {cond} "
-                "ORDER BY board, table_no, idx",
-                params,
+                f"SELECT board, table_no, seat, kind, value, ms, fault FROM ("
+                f"SELECT board, table_no, idx, seat, kind, value, ms, fault FROM actions WHERE {cond}"
+                + (f" UNION ALL SELECT board, table_no, idx, seat, 'call', value, ms, fault FROM contree_calls "
+                   f"WHERE {cond}" if calls else "")
+                + ") ORDER BY board, table_no, idx",
+                params + params if calls else params,
             ).fetchall()
             faults = self.con.execute(
                 f"SELECT kind, board, table_no, seat, entrant, detail FROM faults WHERE {cond} "
@@ -1353,6 +1424,8 @@ class Store:
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT json"
         paths = []
         for table in TABLES:
+            if table in ("contree_calls", "sprt_tests") and not self._has_table(table):
+                continue  # a database last written before the table existed, opened read-only
             path = out / f"{table}.{fmt}"
             literal = str(path).replace("'", "''")
             try:
@@ -1499,11 +1572,12 @@ def _check_result(mid: str, r: BoardPairResult) -> None:
                 raise StoreError(f"{where}: table {t.table} holds a fault of board {f.board} table {f.table}")
 
 
-def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
-    """The four staged tables (board_pairs, deals, actions, faults) of some board pairs."""
+def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table, pa.Table]:
+    """The five staged tables (board_pairs, deals, actions, faults, contree_calls) of some board pairs."""
     now = _now()
     bp, deals, acts, faults = _Columns(_BOARD_PAIRS), _Columns(_DEALS), _Columns(_ACTIONS), _Columns(_FAULTS)
-    b_cols, d_cols, a_cols, f_cols = bp.cols, deals.cols, acts.cols, faults.cols
+    calls = _Columns(_CALLS)
+    b_cols, d_cols, a_cols, f_cols, c_cols = bp.cols, deals.cols, acts.cols, faults.cols, calls.cols
     for mid, r in items:
         for name, value in (
             ("match_id", mid), ("board", r.board), ("points_a", r.points_a), ("points_b", r.points_b),
@@ -1528,21 +1602,22 @@ def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table
             }
             for name, value in row.items():
                 d_cols[name].append(value)
-            n = len(t.decisions)
-            a_cols["match_id"].extend([mid] * n)
-            a_cols["board"].extend([r.board] * n)
-            a_cols["table_no"].extend([t.table] * n)
-            a_cols["idx"].extend(range(n))
             for i, d in enumerate(t.decisions):
                 try:
                     kind, value = action_value(d.action)
                 except StoreError as e:
                     raise StoreError(f"match {mid!r} board {r.board} table {t.table} decision {i}: {e}") from None
-                a_cols["seat"].append(d.seat)
-                a_cols["kind"].append(kind)
-                a_cols["value"].append(value)
-                a_cols["ms"].append(float(d.ms))
-                a_cols["fault"].append(d.fault)
+                cols = c_cols if kind == "call" else a_cols  # contrée calls: table contree_calls (§6.4)
+                cols["match_id"].append(mid)
+                cols["board"].append(r.board)
+                cols["table_no"].append(t.table)
+                cols["idx"].append(i)
+                cols["seat"].append(d.seat)
+                if kind != "call":
+                    cols["kind"].append(kind)
+                cols["value"].append(value)
+                cols["ms"].append(float(d.ms))
+                cols["fault"].append(d.fault)
             for f in t.faults:
                 for name, value in (
                     ("match_id", mid), ("board", r.board), ("table_no", t.table), ("seat", f.seat),
@@ -1550,6 +1625,6 @@ def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table
                 ):
                     f_cols[name].append(value)
     try:
-        return bp.table(), deals.table(), acts.table(), faults.table()
+        return bp.table(), deals.table(), acts.table(), faults.table(), calls.table()
     except (pa.ArrowException, TypeError, ValueError) as e:
         raise StoreError(f"a result holds a value of the wrong type: {e}") from None

@@ -17,9 +17,13 @@ FROM board_pairs p JOIN matches m USING (match_id);
 
 -- Every action with the entrant that took it (its seat's side at that table: NS holds
 -- seats 0 and 2, EW 1 and 3; two players: seat 0 and seat 1). ms = 0 when the referee
--- acted itself (fault is then the fault kind).
+-- acted itself (fault is then the fault kind). The contrée calls (RULES.md §6.4, table
+-- contree_calls) are in it too, as kind 'call'.
 CREATE OR REPLACE VIEW entrant_actions AS
 SELECT a.match_id, a.board, a.table_no, a.idx, a.seat,
        CASE WHEN a.seat % 2 = 0 THEN d.ns_entrant ELSE d.ew_entrant END AS entrant,
        a.kind, a.value, a.ms, a.fault
-FROM actions a JOIN deals d USING (match_id, board, table_no);
+FROM (SELECT match_id, board, table_no, idx, seat, kind, value, ms, fault FROM actions
+      UNION ALL
+      SELECT match_id, board, table_no, idx, seat, 'call', value, ms, fault FROM contree_calls) a
+JOIN deals d USING (match_id, board, table_no);

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 
 from belote_arena_sdk.proto import bot_pb2 as pb
-from referee.rules import Bid, BidKind, Declare, Exchange, NameTrump, Observation, Play, SchmeissAnswer
+from referee.rules import (
+    Bid, BidKind, Call, CallKind, Declare, Exchange, NameTrump, Observation, Play, SchmeissAnswer,
+)
 from referee.rules.actions import PLAYS, Action
 from referee.rules.cards import CARDS, Card, Suit
 from referee.rules.declarations import Declaration
@@ -33,8 +35,15 @@ _PHASE = {
     Phase.DECLARATION: pb.PHASE_DECLARATION,
     Phase.EXCHANGE: pb.PHASE_EXCHANGE,
     Phase.PLAY: pb.PHASE_PLAY,
+    Phase.CONTREE: pb.PHASE_CONTREE,
     Phase.DONE: pb.PHASE_UNSPECIFIED,
 }
+_CALL_KIND = {
+    CallKind.PASS: pb.CONTREE_CALL_KIND_PASS,
+    CallKind.CONTRE: pb.CONTREE_CALL_KIND_CONTRE,
+    CallKind.SURCONTRE: pb.CONTREE_CALL_KIND_SURCONTRE,
+}
+_CALL_KIND_BACK = {v: k for k, v in _CALL_KIND.items()}
 _TRUMP_MODE = {"suit": pb.TRUMP_MODE_SUIT, "all-trumps": pb.TRUMP_MODE_ALL_TRUMPS, "no-trumps": pb.TRUMP_MODE_NO_TRUMPS}
 _ACTION_FOR_PHASE = {
     Phase.BIDDING: "bid",
@@ -43,6 +52,7 @@ _ACTION_FOR_PHASE = {
     Phase.DECLARATION: "declaration",
     Phase.EXCHANGE: "exchange",
     Phase.PLAY: "play",
+    Phase.CONTREE: "call",
 }
 
 
@@ -105,6 +115,8 @@ def action_pb(action: Action, turned_suit: int) -> pb.Action:
         return pb.Action(name_trump=pb.NameTrump(suit=action.trump + 1))
     if isinstance(action, Exchange):
         return pb.Action(exchange=pb.ExchangeChoice(exchange=action.exchange))
+    if isinstance(action, Call):
+        return pb.Action(call=pb.ContreeCall(kind=_CALL_KIND[action.kind]))
     raise TypeError(f"not an action: {action!r}")
 
 
@@ -146,6 +158,11 @@ def action_from_pb(msg: pb.Action, phase: Phase, turned_suit: int, round_takes_t
         return SchmeissAnswer(msg.schmeiss_answer.kind == pb.SCHMEISS_ANSWER_KIND_ACCEPT)
     if which == "name_trump":
         return NameTrump(_suit_from_pb(msg.name_trump.suit))
+    if which == "call":
+        kind = _CALL_KIND_BACK.get(msg.call.kind)
+        if kind is None:
+            raise MalformedAction(f"unknown contree call kind {msg.call.kind}")
+        return Call(kind)
     return Exchange(bool(msg.exchange.exchange))
 
 
@@ -159,6 +176,7 @@ def ruleset_options_pb(ruleset, *, board_count: int = 0) -> pb.RulesetOptions:
         board_count=board_count,
         declarations_enabled=ruleset.declarations is not None,
         values=values,
+        contree=ruleset.contree,
     )
 
 
@@ -234,6 +252,8 @@ def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number:
         )
         for d in obs.declarations
     )
+    out.calls.extend(pb.ContreeCallEvent(seat=seat, kind=_CALL_KIND[c.kind]) for seat, c in obs.calls)
+    out.multiplier = obs.multiplier
     out.played_cards.extend(played)
     out.tricks.extend(
         pb.Trick(leader=t.leader, cards=[played_by[sc] for sc in t.cards], winner=t.winner, points=t.points)

@@ -69,6 +69,12 @@ SCENARIOS: dict[str, pb.DecideRequest] = {
         observation("two-player", phase=EX, dealer=1, hand="7H 8S 9S 10S JS QS AH KH 7D", turned="JH",
                     turned_on_table=True, trump="H", taker=0),
         ["no-exchange", "exchange"]),
+    "classic contre": request(
+        observation(phase=pb.PHASE_CONTREE, seat=1, hand="JH 9H AH 7H AS 10S KD 8C", trump="H", taker=0),
+        ["call pass", "contre"]),
+    "strict surcontre": request(
+        observation("strict", phase=pb.PHASE_CONTREE, seat=0, hand="JH 9H AH 10H KH AS AD AC", trump="H", taker=0),
+        ["call pass", "surcontre"]),
     "two-player play": request(
         observation("two-player", seat=1, dealer=1, hand="7H 8S 9S 10S JS QS AH KH 7D", turned="JH",
                     turned_on_table=True, trump="H", taker=0, current=(0, "AS")),
@@ -255,6 +261,33 @@ def test_heuristic_exchanges_the_trump_seven(turned: str, want: str) -> None:
     obs = observation("two-player", phase=EX, hand="7H 8S 9S 10S JS QS AH KH 7D", turned=turned,
                       turned_on_table=True, trump="H", taker=0)
     assert _decide(HeuristicBot(), obs, ["no-exchange", "exchange"]) == want
+
+
+# --- contrée calls (RULES.md §6.4) -------------------------------------------------------
+
+
+def test_heuristic_doubles_only_a_contract_its_trumps_make_unlikely() -> None:
+    h, legal = HeuristicBot(), ["call pass", "contre"]
+    # J 9 A 7 of the attackers' trump and a side ace-ten: 20+14+11+2 + 2x6 + 11+8 + 2 + 2 = 82
+    assert action_str(h.decide(SCENARIOS["classic contre"])) == "contre"
+    # two small trumps: pass
+    weak = observation(phase=pb.PHASE_CONTREE, seat=1, hand="7H 8H AS KS QD JD 9C 8C", trump="H", taker=0)
+    assert _decide(h, weak, legal) == "call pass"
+    # three trumps but only the jack among J, 9, A: pass however strong the side suits
+    one_honour = observation(phase=pb.PHASE_CONTREE, seat=3, hand="JH 8H 7H AS 10S AD 10D AC", trump="H", taker=0)
+    assert _decide(h, one_honour, legal) == "call pass"
+
+
+def test_heuristic_redoubles_only_when_sure() -> None:
+    h, legal = HeuristicBot(), ["call pass", "surcontre"]
+    assert action_str(h.decide(SCENARIOS["strict surcontre"])) == "surcontre"
+    # a normal take (J 9 of trump, a side ace: 20+14+2 + 6 + 11 = 53): pass
+    normal = observation(phase=pb.PHASE_CONTREE, seat=0, hand="JH 9H 7H AS 8D 9C 10C 7S", trump="H", taker=0)
+    assert _decide(h, normal, legal) == "call pass"
+
+
+def test_greedy_never_doubles() -> None:
+    assert action_str(GreedyBot().decide(SCENARIOS["classic contre"])) == "call pass"
 
 
 # --- heuristic: card play -------------------------------------------------------------------

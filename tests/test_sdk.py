@@ -20,6 +20,7 @@ from belote_arena_sdk import (
     Bot,
     Trump,
     action_str,
+    call_of,
     card,
     card_str,
     cards,
@@ -117,6 +118,7 @@ def test_teams_and_partners() -> None:
 _ACTION_TEXTS = [
     "pass", "take H", "all-trumps", "no-trumps", "schmeiss", "accept", "refuse", "name D", "declare",
     "declare 8S 9S 10S", "declare JS JH JD JC, QC KC AC", "play 10H", "play KH belote", "exchange", "no-exchange",
+    "contre", "surcontre", "call pass",
 ]
 
 
@@ -150,6 +152,13 @@ def test_declarations(text: str, kind: int, points4: int, points2: int) -> None:
     assert declaration_points(d, 4) == points4
     if kind != pb.DECLARATION_KIND_CARRE:
         assert declaration_points(d, 2) == points2
+
+
+def test_call_of_finds_the_legal_contree_call() -> None:
+    legal = [parse_action(t) for t in ("call pass", "contre")]
+    assert call_of(legal, pb.CONTREE_CALL_KIND_CONTRE) == legal[1]
+    assert call_of(legal, pb.CONTREE_CALL_KIND_SURCONTRE) is None
+    assert legal[0].call.kind == pb.CONTREE_CALL_KIND_PASS
 
 
 def test_finding_legal_actions() -> None:

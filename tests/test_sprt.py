@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -169,6 +170,8 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     assert "board pairs: " in first.stdout
     again = arena(*args, timeout=120)
     assert again.returncode == 0 and "decided before" in again.stdout
+    listed = json.loads(arena("tournament", "list", "--json", "--db", str(db), timeout=60).stdout)
+    assert [t["status"] for t in listed] == ["decided"]  # stopped short of --max-boards on purpose
     bad = arena("sprt", "heuristic", "random", "--elo0", "60", "--elo1", "50", "--db", str(db), timeout=60)
     assert bad.returncode == 2 and "--elo0 must be below --elo1" in bad.stderr
     unknown = arena("sprt", "heuristic", "nobody", "--db", str(db), timeout=60)

@@ -490,10 +490,10 @@ def test_failed_write_leaves_nothing(store, monkeypatch):
     real_stage = store_module._stage
 
     def bad_stage(items):
-        bp, deals, actions, faults = real_stage(items)
+        bp, deals, actions, faults, calls = real_stage(items)
         kinds = actions.column("kind").to_pylist()
         kinds[-1] = "sneeze"
-        return bp, deals, actions.set_column(actions.schema.get_field_index("kind"), "kind", [kinds]), faults
+        return bp, deals, actions.set_column(actions.schema.get_field_index("kind"), "kind", [kinds]), faults, calls
 
     monkeypatch.setattr(store_module, "_stage", bad_stage)
     with pytest.raises(StoreError, match="nothing written"):

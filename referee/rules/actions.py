@@ -14,6 +14,8 @@ SchmeissAnswer     ``{"schmeiss": "accept"}`` / ``{"schmeiss": "refuse"}``
 NameTrump          ``{"trump": "H"}`` (two-player, after a refused round-2 schmeiss)
 Declare            ``{"declare": [["7H", "8H", "9H"], ...]}``
 Exchange           ``{"exchange": true}``
+Call               ``{"call": "pass"}``, ``{"call": "contre"}``, ``{"call": "surcontre"}``
+                   (§6.4 option ``contree``)
 Play               ``{"card": "JH"}``, ``{"card": "KS", "belote": true}``
 =================  ================================================
 """
@@ -36,6 +38,16 @@ class BidKind(str, Enum):
     ALL_TRUMPS = "all-trumps"
     NO_TRUMPS = "no-trumps"
     SCHMEISS = "schmeiss"
+
+
+class CallKind(str, Enum):
+    """The contrée calls after the bidding (RULES.md §6.4 option ``contree``)."""
+
+    PASS = "pass"
+    CONTRE = "contre"
+    """a defender doubles"""
+    SURCONTRE = "surcontre"
+    """an attacker redoubles a contre"""
 
 
 class ActionParseError(ValueError):
@@ -117,6 +129,19 @@ class Exchange:
 
 
 @dataclass(frozen=True, slots=True)
+class Call:
+    """A contrée call (§6.4): pass, contre (a defender doubles) or surcontre (an attacker redoubles)."""
+
+    kind: CallKind
+
+    def to_json(self) -> dict:
+        return {"call": self.kind.value}
+
+    def __str__(self) -> str:
+        return "passes (no contre)" if self.kind is CallKind.PASS else self.kind.value
+
+
+@dataclass(frozen=True, slots=True)
 class Play:
     """Playing ``card``; ``belote`` announces belote with the first of a K/Q pair (§5)."""
 
@@ -133,11 +158,12 @@ class Play:
         return CARD_TEXT[self.card] + (" (belote)" if self.belote else "")
 
 
-Action = Union[Bid, SchmeissAnswer, NameTrump, Declare, Exchange, Play]
+Action = Union[Bid, SchmeissAnswer, NameTrump, Declare, Exchange, Call, Play]
 
 #: Interned play actions: ``PLAYS[card][belote]``.
 PLAYS: tuple[tuple[Play, Play], ...] = tuple((Play(c, False), Play(c, True)) for c in CARDS)
 PASS = Bid(BidKind.PASS)
+CALL_PASS, CONTRE, SURCONTRE = Call(CallKind.PASS), Call(CallKind.CONTRE), Call(CallKind.SURCONTRE)
 
 
 def _suit(value) -> Suit:
@@ -156,6 +182,7 @@ _KEYS = {
     "schmeiss": {"schmeiss"},
     "declare": {"declare"},
     "exchange": {"exchange"},
+    "call": {"call"},
     "trump": {"trump"},
 }
 
@@ -209,6 +236,13 @@ def action_from_json(obj: dict) -> Action:
             if not isinstance(obj["exchange"], bool):
                 raise ActionParseError(f"exchange must be true or false, got {obj['exchange']!r}")
             return Exchange(obj["exchange"])
+        if "call" in obj:
+            try:
+                return Call(CallKind(obj["call"]))
+            except ValueError:
+                raise ActionParseError(
+                    f"unknown call {obj['call']!r}: expected one of {', '.join(k.value for k in CallKind)}"
+                ) from None
         if "trump" in obj:
             return NameTrump(_suit(obj["trump"]))
     except ActionParseError:
@@ -216,6 +250,6 @@ def action_from_json(obj: dict) -> Action:
     except ValueError as e:
         raise ActionParseError(str(e)) from None
     raise ActionParseError(
-        "unknown action: expected one of the keys card, bid, schmeiss, declare, exchange, trump; got "
+        "unknown action: expected one of the keys card, bid, schmeiss, declare, exchange, call, trump; got "
         + ", ".join(sorted(k for k in obj if k != "seat"))
     )

@@ -8,7 +8,8 @@ python-chess's ``push``): check with :meth:`DealState.check` or
 :meth:`DealState.apply_checked` at every boundary — the referee and the record
 replayer always do.
 
-Phases: bidding (§4, §7) → [schmeiss answer → name trump] → declarations
+Phases: bidding (§4, §7) → [schmeiss answer → name trump] → [contrée calls,
+§6.4 option ``contree``] → declarations
 (two-player, after the bidding, §7) → trump-7 exchange (§7) → play (§5; in the
 4-player game each seat's declaration choice comes just before its first card,
 §6.1) → done (scored by :mod:`referee.rules.scoring`).
@@ -19,7 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .actions import PASS, PLAYS, Action, Bid, BidKind, Declare, Exchange, NameTrump, Play, SchmeissAnswer
+from .actions import (
+    CALL_PASS, CONTRE, PASS, PLAYS, SURCONTRE, Action, Bid, BidKind, Call, CallKind, Declare, Exchange, NameTrump, Play,
+    SchmeissAnswer,
+)
 from .cards import CARD_TEXT, CARDS, RANKS_IN_BYTE, SUIT_MASK, Card, Rank, Suit, cards_of
 from .declarations import Declaration, declaration_options, declaration_winner, has_declaration
 from .ruleset import (
@@ -38,6 +42,8 @@ class Phase(str, Enum):
     BIDDING = "bidding"
     SCHMEISS_ANSWER = "schmeiss-answer"
     NAME_TRUMP = "name-trump"
+    CONTREE = "contree"
+    """the contre / surcontre calls after the bidding (§6.4)"""
     DECLARATION = "declaration"
     EXCHANGE = "exchange"
     PLAY = "play"
@@ -119,6 +125,9 @@ class DealState:
         self.taker: int | None = None
         self.trump_mode: TrumpMode | None = None
         self.trump: Suit | None = None
+        self.calls: list[tuple[int, Call]] = []  # contrée calls in order (§6.4)
+        self.multiplier = 1  # 2 after a contre, 4 after a surcontre (§6.4)
+        self._call_queue: list[int] = []
         self.declared: list[tuple[Declaration, ...] | None] = [None] * n
         self.declaration_team: int | None = None
         self._declaration_choices: list[tuple[Declaration, ...]] = []
@@ -190,6 +199,8 @@ class DealState:
             return self._legal_bids()
         if phase is Phase.DECLARATION:
             return [Declare(d) for d in self._declaration_choices]
+        if phase is Phase.CONTREE:
+            return [CALL_PASS, CONTRE if self.multiplier == 1 else SURCONTRE]
         if phase is Phase.SCHMEISS_ANSWER:
             return [SchmeissAnswer(True), SchmeissAnswer(False)]
         if phase is Phase.NAME_TRUMP:
@@ -279,6 +290,14 @@ class DealState:
         """
         if self.phase is Phase.DONE:
             raise IllegalActionError("the deal is over", self._section("§5"))
+        if isinstance(action, Call):
+            self._check_call(seat, action)
+            return
+        if isinstance(action, Declare) and self.ruleset.declarations is None:
+            why = ("option declarations is off" if "declarations" in self.ruleset.variants
+                   else f"{self.ruleset.name} has none")
+            raise IllegalActionError(f"seat {seat} may not declare: there are no declarations in this deal ({why})",
+                                     "§6.4 (declarations)" if "declarations" in self.ruleset.variants else "§6.1")
         if seat != self.to_act:
             raise IllegalActionError(
                 f"it is seat {self.to_act}'s turn, not seat {seat}'s", self._section("§4–§5 (play in turn)")
@@ -288,6 +307,7 @@ class DealState:
             Phase.BIDDING: (Bid, "a bid", "§4"),
             Phase.SCHMEISS_ANSWER: (SchmeissAnswer, "an answer to the schmeiss", "§7"),
             Phase.NAME_TRUMP: (NameTrump, "naming the trump suit", "§7"),
+            Phase.CONTREE: (Call, "a contrée call (pass, contre or surcontre)", "§6.4"),
             Phase.DECLARATION: (Declare, "a declaration choice", "§6.1" if self.ruleset.seats == 4 else "§7"),
             Phase.EXCHANGE: (Exchange, "the trump-7 exchange choice", "§7"),
             Phase.PLAY: (Play, "a card", "§5"),
@@ -300,6 +320,31 @@ class DealState:
             return
         message, rule = self._why_illegal(seat, action)
         raise IllegalActionError(message, self._section(rule))
+
+    def _check_call(self, seat: int, call: Call) -> None:
+        """Why a contrée call is refused, naming the call (§6.4); ``None`` when legal."""
+        def refuse(message: str) -> None:
+            raise IllegalActionError(f"seat {seat} may not {call.kind.value}: {message}", "§6.4 (contree)")
+
+        if not self.ruleset.contree:
+            refuse("there are no contrée calls in this deal (option contree is off)")
+        if self.phase is not Phase.CONTREE and call.kind is CallKind.SURCONTRE and self.calls and self.multiplier == 1:
+            refuse("nobody has doubled (contre): the defenders passed, which ended the calls")
+        if self.phase is not Phase.CONTREE:
+            refuse("the contrée calls come after the bidding and before any declaration or card"
+                   + ("" if self.taker is not None else "; nobody has taken yet"))
+        attacker = self.team_of(seat) == self.team_of(self.taker)
+        doubled = self.multiplier > 1
+        if call.kind is CallKind.CONTRE and attacker:
+            refuse("only a defender doubles (contre); an attacker may surcontre after a contre")
+        if call.kind is CallKind.CONTRE and doubled:
+            refuse(f"the defenders have already doubled; now seat {self.to_act} (an attacker) may surcontre or pass")
+        if call.kind is CallKind.SURCONTRE and not doubled:
+            refuse("nobody has doubled (contre): a surcontre answers a contre")
+        if call.kind is CallKind.SURCONTRE and not attacker:
+            refuse("only an attacker redoubles (surcontre)")
+        if seat != self.to_act:
+            refuse(f"it is seat {self.to_act}'s turn to call")
 
     def _section(self, rule: str) -> str:
         """The RULES.md section of ``rule`` for this game: with two players every rule is in §7
@@ -356,6 +401,8 @@ class DealState:
             self._bid(seat, action)  # type: ignore[arg-type]
         elif phase is Phase.DECLARATION:
             self._declare(seat, action)  # type: ignore[arg-type]
+        elif phase is Phase.CONTREE:
+            self._call(seat, action)  # type: ignore[arg-type]
         elif phase is Phase.SCHMEISS_ANSWER:
             self.bids.append((seat, action))
             if action.accept:  # type: ignore[union-attr]
@@ -437,7 +484,33 @@ class DealState:
         if rules.taker_gets_turned:
             self.hands[seat] |= 1 << self.turned
             self.turned_on_table = False
-        decl = rules.declarations
+        if rules.contree:  # §6.4: the defenders from the seat after the taker
+            self._call_queue = [s for s in ((seat + k) % n for k in range(1, n)) if s % 2 != seat % 2]
+            self.phase, self.to_act = Phase.CONTREE, self._call_queue.pop(0)
+            return
+        self._after_bidding()
+
+    def _call(self, seat: int, call: Call) -> None:
+        """A contrée call (§6.4): the first contre ends the defenders' calls and opens the
+        attackers', from the taker; the first surcontre ends the calls."""
+        self.calls.append((seat, call))
+        n = self.ruleset.seats
+        if call.kind is CallKind.CONTRE:
+            self.multiplier = 2
+            taker = self.taker
+            self._call_queue = [s for s in ((taker + k) % n for k in range(n)) if s % 2 == taker % 2]
+        elif call.kind is CallKind.SURCONTRE:
+            self.multiplier = 4
+            self._call_queue = []
+        if self._call_queue:
+            self.to_act = self._call_queue.pop(0)
+        else:
+            self._after_bidding()
+
+    def _after_bidding(self) -> None:
+        """Declarations right after the bidding (§7) or the trump-7 exchange and play."""
+        seat = self.taker
+        decl = self.ruleset.declarations
         if decl is not None and not decl.during_first_trick:
             self._decl_queue = [seat] + [s for s in self.order_from_eldest() if s != seat]
             self._next_declaration_after_bidding()

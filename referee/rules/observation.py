@@ -3,7 +3,8 @@
 The observation holds exactly: the ruleset and its options, the seat and its
 team, the dealer and eldest, the scores so far and the litige pot, the seat's
 own hand, the turned card (shown face up to everyone, §3.1/§7) and whether it
-is still on the table, every bid, the trump mode and taker once known, the
+is still on the table, every bid, the contrée calls (§6.4), the trump mode and
+taker once known, the
 public part of every declaration, the trump-7 exchange, every card played with
 who played it and the belote/rebelote announcements, the finished tricks, the
 current trick and the legal actions when it is the seat's turn.  Never another
@@ -60,6 +61,10 @@ class Observation:
     turned_card: Card
     turned_card_on_table: bool
     bids: tuple[tuple[int, Action], ...]
+    calls: tuple[tuple[int, Action], ...]
+    """the contrée calls so far, in order (§6.4; empty when option contree is off)"""
+    multiplier: int
+    """1, 2 after a contre, 4 after a surcontre (§6.4)"""
     trump_mode: TrumpMode | None
     trump: Suit | None
     taker: int | None
@@ -134,6 +139,8 @@ def observe(state: DealState, seat: int) -> Observation:
         turned_card=state.turned,
         turned_card_on_table=state.turned_on_table,
         bids=tuple(state.bids),
+        calls=tuple(state.calls),
+        multiplier=state.multiplier,
         trump_mode=state.trump_mode,
         trump=state.trump,
         taker=state.taker,

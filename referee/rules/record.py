@@ -4,6 +4,7 @@ Format (README "Deal records")::
 
     {"ruleset": "classic", "dealer": 3, "deck": ["JS", "9S", ...32 cards],
      "pot": 0,                        # optional: litige pot carried in (§6.3)
+     "options": {"contree": "on"},    # optional: §6.4 options that differ from the default
      "actions": [{"seat": 0, "bid": "pass"}, {"seat": 1, "bid": "take"},
                  {"seat": 0, "declare": [["7H", "8H", "9H"]]},
                  {"seat": 0, "card": "JH"}, {"seat": 1, "card": "KS", "belote": true}]}
@@ -12,8 +13,10 @@ Actions are in the order they were taken (see :mod:`referee.rules.actions`
 for every shape).  A ``declare`` action, if any, stands just before that
 seat's first card (two players: after the bidding, taker first); absent means
 nothing declared.  ``exchange`` absent means the 7 of trump was kept.
-``belote`` absent means not announced.  Each action's ``seat`` is checked
-against whose turn it is.
+``belote`` absent means not announced.  With ``contree`` on, the contrée
+calls (``{"seat": 1, "call": "contre"}``, ``"pass"``, ``"surcontre"``) stand
+right after the bid that ended the bidding, every one of them, passes
+included (§6.4).  Each action's ``seat`` is checked against whose turn it is.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from .actions import Action, ActionParseError, Bid, BidKind, Declare, Exchange, action_from_json
 from .cards import CARD_TEXT, Card
 from .deal import DealState, IllegalActionError, Phase
-from .ruleset import Ruleset, TieRule, get_ruleset
+from .ruleset import RULESETS, Ruleset, TieRule, get_ruleset, parse_option
 
 
 class RecordError(ValueError):
@@ -53,13 +56,35 @@ class DealRecord:
     pot: int = 0
 
     def to_json(self) -> dict:
+        options = changed_options(self.ruleset)
         return {
             "ruleset": self.ruleset.name,
+            **({"options": options} if options else {}),
             "dealer": self.dealer,
             "deck": [CARD_TEXT[c] for c in self.deck],
             **({"pot": self.pot} if self.pot else {}),
             "actions": [{"seat": s, **a.to_json()} for s, a in self.actions],
         }
+
+
+def changed_options(ruleset: Ruleset) -> dict[str, str]:
+    """The §6.4 options of ``ruleset`` whose value differs from its default, e.g. ``{"contree": "on"}``."""
+    base = RULESETS[ruleset.name].variant_options() if ruleset.name in RULESETS else {}
+    return {k: v for k, v in ruleset.variant_options().items() if base.get(k) != v}
+
+
+def _options(obj) -> dict[str, bool]:
+    """Read a record's ``options`` object ({"contree": "on", ...}, RULES.md §6.4)."""
+    if not isinstance(obj, dict):
+        raise RecordError('options must be an object such as {"contree": "on", "declarations": "off"}')
+    out = {}
+    for k, v in obj.items():
+        try:
+            name, value = parse_option(f"{k}={v}" if isinstance(v, str) else f"{k}=?")
+        except ValueError as e:
+            raise RecordError(str(e).replace("option", "record option", 1)) from None
+        out[name] = value
+    return out
 
 
 def parse_record(obj) -> DealRecord:
@@ -72,10 +97,10 @@ def parse_record(obj) -> DealRecord:
         raise RecordError("a deal record must be a JSON object with ruleset, dealer, deck and actions")
     if "record" in obj and isinstance(obj["record"], dict):  # a hand-checked case file: {"record": ..., "expected": ...}
         obj = obj["record"]
-    extra = sorted(set(obj) - {"ruleset", "dealer", "deck", "actions", "pot", "target"})
+    extra = sorted(set(obj) - {"ruleset", "dealer", "deck", "actions", "pot", "target", "options"})
     if extra:
         raise RecordError(f"unknown field(s) {', '.join(map(repr, extra))}: a record holds ruleset, dealer, deck, "
-                          "actions and optionally pot and target")
+                          "actions and optionally pot, target and options")
     for key in ("ruleset", "dealer", "deck", "actions"):
         if key not in obj:
             raise RecordError(f"missing field {key!r} (a record needs ruleset, dealer, deck and actions)")
@@ -84,6 +109,8 @@ def parse_record(obj) -> DealRecord:
         target = obj.get("target")
         if target is not None:
             ruleset = ruleset.with_options(target=target)
+        if "options" in obj:
+            ruleset = ruleset.with_options(**_options(obj["options"]))
     except ValueError as e:
         raise RecordError(str(e)) from None
     dealer = obj["dealer"]

@@ -137,26 +137,59 @@ class Ruleset:
     next_dealer_after_pass: bool
     """a passed-out deal is redealt by the next dealer (all-trumps) or the same one (§3.3)"""
     dix_de_der: int = 10
+    contree: bool = False
+    """contre / surcontre calls after the bidding, doubling the stakes (§6.4 option ``contree``)"""
+    variants: tuple[str, ...] = ()
+    """the options of §6.4 this ruleset may set: ``"declarations"`` and/or ``"contree"``"""
 
     @property
     def deck_dealt(self) -> int:
         """Number of deck cards that end in hands (32 or 18 + the turned card)."""
         return 32 if self.taker_gets_turned else self.seats * (sum(self.first_packets) + self.rest_to_taker)
 
-    def with_options(self, *, target: int | None = None) -> Ruleset:
-        """A copy with options set.
+    def with_options(self, *, target: int | None = None, declarations: bool | None = None,
+                     contree: bool | None = None) -> Ruleset:
+        """A copy with options set (``None`` leaves an option as it is).
+
+        Args:
+            target: the game target score (§8).
+            declarations: the §6.4 option ``declarations`` (on = True).
+            contree: the §6.4 option ``contree`` (on = True).
 
         Raises:
-            ValueError: if ``target`` is not one this ruleset allows (§8).
+            ValueError: a ``target`` this ruleset does not allow (§8), or a §6.4
+                option this ruleset does not have (the message lists the ones it has).
         """
-        if target is None or target == self.target:
-            return self
-        if target not in self.allowed_targets:
-            raise ValueError(
-                f"target {target} is not allowed in {self.name}: choose one of "
-                + ", ".join(map(str, self.allowed_targets))
-            )
-        return dataclasses.replace(self, target=target)
+        out = self
+        if target is not None and target != self.target:
+            if target not in self.allowed_targets:
+                raise ValueError(
+                    f"target {target} is not allowed in {self.name}: choose one of "
+                    + ", ".join(map(str, self.allowed_targets))
+                )
+            out = dataclasses.replace(out, target=target)
+        if declarations is not None:
+            self._check_variant("declarations", "on" if declarations else "off")
+        if declarations is not None and declarations != (out.declarations is not None):
+            base = RULESETS[self.name].declarations
+            out = dataclasses.replace(out, declarations=base if declarations else None)
+        if contree is not None:
+            self._check_variant("contree", "on" if contree else "off")
+        if contree is not None and contree != out.contree:
+            out = dataclasses.replace(out, contree=contree)
+        return out
+
+    def _check_variant(self, option: str, value: str) -> None:
+        if option not in self.variants:
+            has = (" (it has: " + ", ".join(self.variants) + ")") if self.variants else " (it has no §6.4 options)"
+            raise ValueError(f"{self.name} cannot set {option}={value}: RULES.md §6.4 allows {option} only in "
+                             + ", ".join(r.name for r in RULESETS.values() if option in r.variants) + has)
+
+    def variant_options(self) -> dict[str, str]:
+        """The §6.4 options this ruleset has, with their values: e.g.
+        ``{"declarations": "on", "contree": "off"}`` for ``classic``; ``{}`` for ``all-trumps``."""
+        values = {"declarations": self.declarations is not None, "contree": self.contree}
+        return {k: "on" if values[k] else "off" for k in self.variants}
 
     def options(self) -> dict:
         """Every resolved option as plain JSON-able data (stored with a tournament)."""
@@ -203,6 +236,7 @@ CLASSIC = Ruleset(
     target=1001,
     allowed_targets=(501, 701, 1001),
     next_dealer_after_pass=False,
+    variants=("declarations", "contree"),
     **_FOUR_PLAYER,
 )
 
@@ -222,6 +256,7 @@ ALL_TRUMPS = dataclasses.replace(
     name="all-trumps",
     bidding_rounds=(_ROUND_1, _ROUND_2, BiddingRound(all_trumps=True, no_trumps=True)),
     declarations=None,
+    variants=(),
     undertrump=False,
     tie=TieRule.LITIGE,
     target=1000,
@@ -259,14 +294,35 @@ TWO_PLAYER = Ruleset(
     target=500,
     allowed_targets=(500,),
     next_dealer_after_pass=True,
+    variants=("declarations",),
 )
 
 #: The four rule systems of RULES.md, by name.
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (CLASSIC, STRICT, ALL_TRUMPS, TWO_PLAYER)}
 
 
-def get_ruleset(name: str, *, target: int | None = None) -> Ruleset:
-    """The ruleset called ``name`` with its options resolved.
+#: The options of RULES.md §6.4, each "on" or "off", with the text a user gives.
+VARIANT_OPTIONS = ("declarations", "contree")
+_ON_OFF = {"on": True, "off": False}
+
+
+def parse_option(text: str) -> tuple[str, bool]:
+    """Read one ``NAME=on|off`` option of RULES.md §6.4 (e.g. ``"contree=on"``).
+
+    Raises:
+        ValueError: not of that form, or an unknown option name (the message lists the known ones).
+    """
+    name, sep, value = text.partition("=")
+    name, value = name.strip().lower(), value.strip().lower()
+    if not sep or name not in VARIANT_OPTIONS or value not in _ON_OFF:
+        raise ValueError(f"option {text!r} is not NAME=on or NAME=off with NAME one of "
+                         + ", ".join(VARIANT_OPTIONS) + " (RULES.md §6.4), e.g. contree=on")
+    return name, _ON_OFF[value]
+
+
+def get_ruleset(name: str, *, target: int | None = None, declarations: bool | None = None,
+                contree: bool | None = None) -> Ruleset:
+    """The ruleset called ``name`` with its options resolved (see :meth:`Ruleset.with_options`).
 
     Raises:
         ValueError: unknown name (the message lists the known ones) or a bad option.
@@ -275,4 +331,4 @@ def get_ruleset(name: str, *, target: int | None = None) -> Ruleset:
         base = RULESETS[name]
     except KeyError:
         raise ValueError(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}") from None
-    return base.with_options(target=target)
+    return base.with_options(target=target, declarations=declarations, contree=contree)

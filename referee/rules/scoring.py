@@ -1,4 +1,4 @@
-"""Scoring a finished deal (RULES.md §6.2, §6.3 and the two-player score sheet of §7).
+"""Scoring a finished deal (RULES.md §6.2, §6.3, a doubled deal of §6.4 and the two-player score sheet of §7).
 
 Every figure is in points.  Teams: index 0 = NS, 1 = EW (two players: the seat).
 """
@@ -26,6 +26,7 @@ class DealOutcome:
         pot_in: the litige pot carried into the deal; ``pot_to``: the team that won it, if any.
         pot: the litige pot carried out of the deal (§6.3).
         redeal_same_dealer: True when the deal is to be redealt by the same dealer (§3.3, §7).
+        multiplier: 1, or 2 after a contre and 4 after a surcontre (§6.4 option ``contree``).
     """
 
     contract: str
@@ -43,6 +44,7 @@ class DealOutcome:
     pot_to: int | None = None
     pot: int = 0
     redeal_same_dealer: bool = False
+    multiplier: int = 1
     notes: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict:
@@ -61,6 +63,7 @@ class DealOutcome:
             "pot_in": self.pot_in,
             "pot_to": self.pot_to,
             "pot": self.pot,
+            **({"multiplier": self.multiplier} if self.multiplier != 1 else {}),
         }
 
 
@@ -134,7 +137,21 @@ def score_deal(state) -> DealOutcome:
         contract = rules.tie.value
     score = [0, 0]
     pot_to, pot_out = None, 0
-    if contract == "made":
+    m = state.multiplier
+    if m != 1 and contract in ("made", "dedans"):
+        # §6.4: the winner of the made/dedans decision scores 162 (252 if it took every trick)
+        # times the multiplier, the other team 0 trick points; declarations and belote as undoubled
+        win = att if contract == "made" else dfd
+        lose = 1 - win
+        score[win] = (152 + rules.dix_de_der + (rules.capot_bonus if capot == win else 0)) * m
+        if contract == "dedans" and rules.dedans_takes_all_declarations:
+            score[dfd] += sum(declared) + belote[dfd]
+            score[att] = belote[att]
+        else:
+            score[win] += decl[win] + belote[win]
+            score[lose] = decl[lose] + belote[lose]
+        pot_to = win
+    elif contract == "made":
         for t in (0, 1):
             score[t] = tp[t] + decl[t] + belote[t]
         pot_to = att
@@ -157,7 +174,7 @@ def score_deal(state) -> DealOutcome:
     else:
         pot_to = None
     score = [_round(x, rules.rounding) for x in score]
-    return DealOutcome(contract=contract, score=tuple(score), pot_to=pot_to, pot=pot_out, **common)
+    return DealOutcome(contract=contract, score=tuple(score), pot_to=pot_to, pot=pot_out, multiplier=m, **common)
 
 
 def _score_sheet(state, taker: int, tp, decl, belote, common) -> DealOutcome:

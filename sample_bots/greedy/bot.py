@@ -5,7 +5,8 @@
   it would receive (the jack first, then the longer suit); otherwise
   passes. Never bids all-trumps, no-trumps or schmeiss unless nothing else is legal.
 - Schmeiss answer: refuse. Naming a trump: the suit with most cards.
-- Declarations: none. Exchange: never. Belote: never announced.
+- Declarations: none. Exchange: never. Belote: never announced. Contrée
+  calls (RULES.md §6.4): always pass.
 - Play: its highest-ranked legal card: the highest in its own suit's order of
   the trump mode (RULES.md §2), then by points (a trump is not preferred for
   being a trump).
@@ -78,6 +79,8 @@ class GreedyBot(Bot):
             return _pick(request, lambda a: not a.declaration.declarations)
         if phase == pb.PHASE_EXCHANGE:
             return _pick(request, lambda a: not a.exchange.exchange)
+        if phase == pb.PHASE_CONTREE:
+            return _pick(request, lambda a: a.call.kind == pb.CONTREE_CALL_KIND_PASS)
         if phase == pb.PHASE_PLAY:
             trump = Trump.of(request.observation)
             best = max(legal_cards(request.legal_actions), key=lambda c: play_key(trump, c))

@@ -12,6 +12,11 @@ rules engine, and is deterministic (it draws nothing from ``self.rng``).
   nines, no-trumps on aces and tens.
 - **Schmeiss** (two players, §7): bids it with a hand just under the take
   threshold; refuses an opponent's schmeiss when its own hand defends well.
+- **Contrée** (§6.4): a defender doubles (contre) when its own hand would be a
+  strong take in the attackers' trump — at least three trumps with two of the
+  jack, nine and ace, valued over ``CONTRE_THRESHOLD`` — so the attackers'
+  contract is unlikely; an attacker redoubles (surcontre) only with a hand worth
+  ``SURCONTRE_THRESHOLD``, sure of the contract; otherwise pass.
 - **Declarations**: the legal choice worth most (§6.1, §7); **belote**: always
   announced; **exchange**: takes the turned card unless it is the 8.
 - **Play** (§5): as taker (or partner of the taker) draws trumps with the
@@ -30,6 +35,7 @@ from belote_arena_sdk import (
     SUITS,
     Bot,
     Trump,
+    call_of,
     declaration_points,
     is_partner,
     kind_of,
@@ -123,6 +129,11 @@ def no_trumps_value(cards: Sequence[pb.Card]) -> float:
             value += 4
     return value
 
+
+CONTRE_THRESHOLD = 55
+"""A defender doubles with a hand worth this much in the attackers' trump (and the trump honours below)."""
+SURCONTRE_THRESHOLD = 80
+"""An attacker redoubles with a hand worth this much in its own trump."""
 
 ALL_TRUMPS_THRESHOLD = 35
 NO_TRUMPS_THRESHOLD = 48
@@ -306,7 +317,25 @@ class HeuristicBot(Bot):
             return next((a for a in legal if a.exchange.exchange == want), legal[0])
         if phase == pb.PHASE_PLAY:
             return self.play(obs, legal)
+        if phase == pb.PHASE_CONTREE:
+            return self.call(obs, legal)
         return legal[0]
+
+    def call(self, obs: pb.Observation, legal: list[pb.Action]) -> pb.Action:
+        """A contrée call (RULES.md §6.4), as in the module docstring; pass when unsure."""
+        hand = list(obs.hand_cards)
+        trump = obs.trump_suit
+        value = suit_value(hand, trump)
+        contre = call_of(legal, pb.CONTREE_CALL_KIND_CONTRE)
+        if contre is not None:
+            trumps = [c for c in hand if c.suit == trump]
+            honours = sum(c.rank in (pb.RANK_JACK, pb.RANK_NINE, pb.RANK_ACE) for c in trumps)
+            if len(trumps) >= 3 and honours >= 2 and value >= CONTRE_THRESHOLD:
+                return contre
+        surcontre = call_of(legal, pb.CONTREE_CALL_KIND_SURCONTRE)
+        if surcontre is not None and value >= SURCONTRE_THRESHOLD:
+            return surcontre
+        return call_of(legal, pb.CONTREE_CALL_KIND_PASS) or legal[0]
 
     def bid(self, obs: pb.Observation, legal: list[pb.Action]) -> pb.Action:
         """A bid (RULES.md §4, §7): the best take over the threshold, a schmeiss with a

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from belote_arena_sdk.proto import bot_pb2 as pb
 
-from .actions import action_str, declaration, declaration_points, find, kind_of, legal_cards, parse_action, play_of
+from .actions import (
+    action_str, call_of, declaration, declaration_points, find, kind_of, legal_cards, parse_action, play_of,
+)
 from .bot import PROTOCOL_VERSION, RULESET_NAMES, Bot, BotInfo, Clock, read_manifest
 from .cards import (
     RANKS,
@@ -54,6 +56,7 @@ __all__ = [
     "Clock",
     "Trump",
     "action_str",
+    "call_of",
     "card",
     "card_key",
     "card_str",

@@ -18,6 +18,8 @@ text                action
 ``declare 8S 9S 10S, JS JH JD JC``  two declarations, kinds from their cards
 ``play JH``         ``PlayCard{JH}``; ``play KH belote`` announces belote
 ``exchange``        ``ExchangeChoice{true}``; ``no-exchange``: ``ExchangeChoice{false}``
+``contre``          ``ContreeCall{CONTRE}`` (RULES.md §6.4); ``surcontre``: ``ContreeCall{SURCONTRE}``
+``call pass``       ``ContreeCall{PASS}``: no contre / no surcontre
 ==================  ==============================================================
 """
 
@@ -38,12 +40,19 @@ _BID_TEXT = {
     pb.BID_KIND_SCHMEISS: "schmeiss",
 }
 _BID_BY_TEXT = {t: k for k, t in _BID_TEXT.items()}
+_CALL_TEXT = {
+    pb.CONTREE_CALL_KIND_PASS: "call pass",
+    pb.CONTREE_CALL_KIND_CONTRE: "contre",
+    pb.CONTREE_CALL_KIND_SURCONTRE: "surcontre",
+}
+_CALL_BY_TEXT = {t: k for k, t in _CALL_TEXT.items()}
 _SEQUENCE_KINDS = {3: pb.DECLARATION_KIND_TIERCE, 4: pb.DECLARATION_KIND_QUARTE, 5: pb.DECLARATION_KIND_QUINTE}
 
 
 def kind_of(action: pb.Action) -> str | None:
     """Which decision ``action`` holds: ``"bid"``, ``"schmeiss_answer"``, ``"name_trump"``,
-    ``"declaration"``, ``"play"``, ``"exchange"``; ``None`` when empty."""
+    ``"declaration"``, ``"play"``, ``"exchange"``, ``"call"`` (a contrée call, RULES.md §6.4);
+    ``None`` when empty."""
     return action.WhichOneof("kind")
 
 
@@ -66,6 +75,8 @@ def action_str(action: pb.Action) -> str:
         return f"play {card_str(action.play.card)}" + (" belote" if action.play.belote else "")
     if kind == "exchange":
         return "exchange" if action.exchange.exchange else "no-exchange"
+    if kind == "call":
+        return _CALL_TEXT.get(action.call.kind, "?call")
     return "(empty)"
 
 
@@ -141,9 +152,13 @@ def parse_action(text: str) -> pb.Action:
         return pb.Action(play=pb.PlayCard(card=card(rest[0]), belote=belote))
     if head in ("exchange", "no-exchange") and not rest:
         return pb.Action(exchange=pb.ExchangeChoice(exchange=head == "exchange"))
+    call = " ".join(w.lower() for w in words)
+    if call in _CALL_BY_TEXT:
+        return pb.Action(call=pb.ContreeCall(kind=_CALL_BY_TEXT[call]))
     raise ValueError(
         f"not an action: {text!r} (expected pass, take S, all-trumps, no-trumps, schmeiss, accept, "
-        "refuse, name S, declare [CARDS[, CARDS…]], play CARD [belote], exchange or no-exchange)"
+        "refuse, name S, declare [CARDS[, CARDS…]], play CARD [belote], exchange, no-exchange, "
+        "contre, surcontre or call pass)"
     )
 
 
@@ -155,6 +170,12 @@ def find(legal: Iterable[pb.Action], text: str) -> pb.Action | None:
     """
     wanted = parse_action(text)
     return next((a for a in legal if a == wanted), None)
+
+
+def call_of(legal: Iterable[pb.Action], kind: int) -> pb.Action | None:
+    """The legal contrée call of ``kind`` (``pb.CONTREE_CALL_KIND_PASS``, ``_CONTRE``,
+    ``_SURCONTRE``; RULES.md §6.4), or ``None`` when it is not legal now."""
+    return next((a for a in legal if kind_of(a) == "call" and a.call.kind == kind), None)
 
 
 def legal_cards(legal: Iterable[pb.Action]) -> list[pb.Card]:

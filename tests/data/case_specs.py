@@ -793,7 +793,54 @@ TWO = [
          why="The other player answers a schmeiss (§7), not the bidder."),
 ]
 
-SPECS = FOUR + TWO
+# ---- RULES.md §6.4 options: no declarations, contrée (the cards of D2, D3, D7 above, already checked)
+CONTREE = {"contree": "on"}
+NO_DECLARATIONS = {"declarations": "off"}
+OPTIONS = [
+    dict(name="classic/contree_doubled_dedans", ruleset="classic", dealer=3, turned="7S", options=CONTREE,
+         hands=D2_HANDS, bids="0:pass 1:take", calls="2:pass 0:contre 1:pass 3:pass", declares={1: ["7D 8D 9D"]},
+         tricks=D2_TRICKS, expected={"contract": "dedans", "score": [324, 20]},
+         why="E took; the defenders call from the seat after the taker: S passes, N doubles (contre); the "
+         "attackers from the taker: E and W pass (§6.4). " + D2_TRICKS_WHY + " classic: 76 < 86, dedans. "
+         "Doubled: the defenders NS score 162 x 2 = 324, the attackers 0 trick points; EW's tierce is scored "
+         "as undoubled, 20 (§6.4, §6.2)."),
+    dict(name="classic/contree_redoubled_capot", ruleset="classic", dealer=3, turned="QS", options=CONTREE,
+         hands=D7_HANDS, bids="0:take", calls="1:contre 0:surcontre", declares={0: ["9S 10S JS QS"], 1: ["7H 8H 9H"]},
+         tricks=D7_TRICKS, expected={"contract": "made", "score": [1058, 0]},
+         why="N took; E (the seat after the taker) doubles, which ends the defenders' calls; N (the taker) "
+         "redoubles, which ends the calls (§6.4). " + D7_TRICKS_WHY + " Made with every trick, redoubled: NS "
+         "252 x 4 = 1008 + the quarte 50 (it beats E's tierce, not multiplied) = 1058, EW 0 (§6.4)."),
+    dict(name="classic/no_declarations_carres_not_scored", ruleset="classic", dealer=3, turned="9C",
+         options=NO_DECLARATIONS, hands=D3_HANDS, bids="0:take", tricks=D3_TRICKS,
+         expected={"contract": "made", "score": [132, 30]},
+         why=D3_WHY + " With declarations off nobody is asked to declare and the carrés score nothing (§6.4): "
+         "NS 132, EW 30."),
+    dict(name="strict/contree_doubled_made_rounded", ruleset="strict", dealer=3, turned="7S", options=CONTREE,
+         hands=D2_HANDS, bids="0:pass 1:take", calls="2:contre 1:pass 3:pass", declares={1: ["7D 8D 9D"]},
+         tricks=D2_TRICKS, expected={"contract": "made", "score": [0, 340]},
+         why="E took; S doubles at once; E and W pass (§6.4). " + D2_TRICKS_WHY + " strict: EW 76 + 20 = 96 > "
+         "86, made. Doubled: EW 162 x 2 = 324 + the tierce 20 = 344, rounded after everything to 340; NS 0 "
+         "(§6.4, §6.2 rounding)."),
+    dict(name="strict/no_declarations_dedans", ruleset="strict", dealer=3, turned="7S", options=NO_DECLARATIONS,
+         hands=D2_HANDS, bids="0:pass 1:take", tricks=D2_TRICKS, expected={"contract": "dedans", "score": [160, 0]},
+         why=D2_TRICKS_WHY.replace(" E declares the tierce 7D-8D-9D (20), nobody else declares: EW win the "
+                                   "comparison.", "") + " With declarations off E's tierce is no declaration "
+         "(§6.4): EW 76 < NS 86, dedans (made_by_declarations with it): NS 162 -> 160, EW 0."),
+    dict(name="classic/invalid/contre_by_an_attacker", ruleset="classic", dealer=3, turned="7S", options=CONTREE,
+         hands=D2_HANDS, bids="0:pass 1:take", calls="1:contre!", tricks=D2_TRICKS,
+         why="E took: only a defender (S, then N) may double (§6.4)."),
+    dict(name="classic/invalid/surcontre_without_a_contre", ruleset="classic", dealer=3, turned="7S",
+         options=CONTREE, hands=D2_HANDS, bids="0:pass 1:take", calls="2:pass 0:pass 1:surcontre!", tricks=D2_TRICKS,
+         why="E took; S and N pass: nobody doubled, so the calls are over and E may not redouble (§6.4)."),
+    dict(name="classic/invalid/call_out_of_turn", ruleset="classic", dealer=3, turned="7S", options=CONTREE,
+         hands=D2_HANDS, bids="0:pass 1:take", calls="0:contre!", tricks=D2_TRICKS,
+         why="E took: the defenders call from the seat after the taker, S first; N calls out of turn (§6.4)."),
+    dict(name="classic/invalid/declaration_with_declarations_off", ruleset="classic", dealer=3, turned="7S",
+         options=NO_DECLARATIONS, hands=D2_HANDS, bids="0:pass 1:take", declares={1: ["7D 8D 9D"]}, bad_declare=1,
+         tricks=D2_TRICKS, why="With declarations off no seat is asked to declare (§6.4): E's declare is refused."),
+]
+
+SPECS = FOUR + TWO + OPTIONS
 
 
 def main() -> None:

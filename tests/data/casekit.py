@@ -18,7 +18,11 @@ Script syntax: bids ``"0:pass 1:take 2:take:H 3:all-trumps 0:schmeiss
 1:refuse 1:accept 0:name:H"``; tricks ``"0:AS 1:7S 2:8S 3:9S"`` (seat:card,
 in play order; ``KH*`` announces belote with that card).
 
-Invalid cases: a trailing ``!`` on a bid or a card (or ``"bad_declare": seat``,
+Options of RULES.md §6.4: ``"options": {"contree": "on"}`` goes into the
+record; contrée calls ``"calls": "1:pass 3:contre 0:surcontre"`` follow the
+bids (seat:call).
+
+Invalid cases: a trailing ``!`` on a bid, a call or a card (or ``"bad_declare": seat``,
 ``"bad_exchange": True``) marks the action the referee must refuse; the case
 then expects ``{"error_index": <its index in actions>}`` — the index is where
 we put the illegal action, not something the engine computed.
@@ -86,6 +90,11 @@ def build(spec: dict) -> dict:
         if b.endswith("!"):
             bad = len(actions)
         actions.append(_bid(b))
+    for c in spec.get("calls", "").split():
+        if c.endswith("!"):
+            bad = len(actions)
+        seat_text, call = c.rstrip("!").split(":")
+        actions.append({"seat": int(seat_text), "call": call})
     declares = {int(s): d for s, d in spec.get("declares", {}).items()}
     if seats == 2:
         for s, d in spec.get("declare_order", []):
@@ -117,6 +126,8 @@ def build(spec: dict) -> dict:
                 a["belote"] = True
             actions.append(a)
     record = {"ruleset": ruleset, "dealer": dealer, "deck": deck}
+    if spec.get("options"):
+        record["options"] = spec["options"]
     if spec.get("pot"):
         record["pot"] = spec["pot"]
     record["actions"] = actions

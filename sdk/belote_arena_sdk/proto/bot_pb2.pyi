@@ -43,6 +43,7 @@ class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PHASE_DECLARATION: _ClassVar[Phase]
     PHASE_EXCHANGE: _ClassVar[Phase]
     PHASE_PLAY: _ClassVar[Phase]
+    PHASE_CONTREE: _ClassVar[Phase]
 
 class BidKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +68,13 @@ class DeclarationKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DECLARATION_KIND_QUINTE: _ClassVar[DeclarationKind]
     DECLARATION_KIND_CARRE: _ClassVar[DeclarationKind]
     DECLARATION_KIND_SEQUENCE: _ClassVar[DeclarationKind]
+
+class ContreeCallKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONTREE_CALL_KIND_UNSPECIFIED: _ClassVar[ContreeCallKind]
+    CONTREE_CALL_KIND_PASS: _ClassVar[ContreeCallKind]
+    CONTREE_CALL_KIND_CONTRE: _ClassVar[ContreeCallKind]
+    CONTREE_CALL_KIND_SURCONTRE: _ClassVar[ContreeCallKind]
 SUIT_UNSPECIFIED: Suit
 SUIT_SPADES: Suit
 SUIT_HEARTS: Suit
@@ -92,6 +100,7 @@ PHASE_NAME_TRUMP: Phase
 PHASE_DECLARATION: Phase
 PHASE_EXCHANGE: Phase
 PHASE_PLAY: Phase
+PHASE_CONTREE: Phase
 BID_KIND_UNSPECIFIED: BidKind
 BID_KIND_PASS: BidKind
 BID_KIND_TAKE: BidKind
@@ -107,6 +116,10 @@ DECLARATION_KIND_QUARTE: DeclarationKind
 DECLARATION_KIND_QUINTE: DeclarationKind
 DECLARATION_KIND_CARRE: DeclarationKind
 DECLARATION_KIND_SEQUENCE: DeclarationKind
+CONTREE_CALL_KIND_UNSPECIFIED: ContreeCallKind
+CONTREE_CALL_KIND_PASS: ContreeCallKind
+CONTREE_CALL_KIND_CONTRE: ContreeCallKind
+CONTREE_CALL_KIND_SURCONTRE: ContreeCallKind
 
 class Card(_message.Message):
     __slots__ = ("suit", "rank")
@@ -160,6 +173,20 @@ class PlayCard(_message.Message):
     belote: bool
     def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ..., belote: _Optional[bool] = ...) -> None: ...
 
+class ContreeCall(_message.Message):
+    __slots__ = ("kind",)
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    kind: ContreeCallKind
+    def __init__(self, kind: _Optional[_Union[ContreeCallKind, str]] = ...) -> None: ...
+
+class ContreeCallEvent(_message.Message):
+    __slots__ = ("seat", "kind")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: ContreeCallKind
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[ContreeCallKind, str]] = ...) -> None: ...
+
 class ExchangeChoice(_message.Message):
     __slots__ = ("exchange",)
     EXCHANGE_FIELD_NUMBER: _ClassVar[int]
@@ -167,23 +194,25 @@ class ExchangeChoice(_message.Message):
     def __init__(self, exchange: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("bid", "schmeiss_answer", "name_trump", "declaration", "play", "exchange")
+    __slots__ = ("bid", "schmeiss_answer", "name_trump", "declaration", "play", "exchange", "call")
     BID_FIELD_NUMBER: _ClassVar[int]
     SCHMEISS_ANSWER_FIELD_NUMBER: _ClassVar[int]
     NAME_TRUMP_FIELD_NUMBER: _ClassVar[int]
     DECLARATION_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
     bid: Bid
     schmeiss_answer: SchmeissAnswer
     name_trump: NameTrump
     declaration: DeclarationChoice
     play: PlayCard
     exchange: ExchangeChoice
-    def __init__(self, bid: _Optional[_Union[Bid, _Mapping]] = ..., schmeiss_answer: _Optional[_Union[SchmeissAnswer, _Mapping]] = ..., name_trump: _Optional[_Union[NameTrump, _Mapping]] = ..., declaration: _Optional[_Union[DeclarationChoice, _Mapping]] = ..., play: _Optional[_Union[PlayCard, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeChoice, _Mapping]] = ...) -> None: ...
+    call: ContreeCall
+    def __init__(self, bid: _Optional[_Union[Bid, _Mapping]] = ..., schmeiss_answer: _Optional[_Union[SchmeissAnswer, _Mapping]] = ..., name_trump: _Optional[_Union[NameTrump, _Mapping]] = ..., declaration: _Optional[_Union[DeclarationChoice, _Mapping]] = ..., play: _Optional[_Union[PlayCard, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeChoice, _Mapping]] = ..., call: _Optional[_Union[ContreeCall, _Mapping]] = ...) -> None: ...
 
 class RulesetOptions(_message.Message):
-    __slots__ = ("seat_count", "trick_count", "target_score", "board_count", "declarations_enabled", "values")
+    __slots__ = ("seat_count", "trick_count", "target_score", "board_count", "declarations_enabled", "values", "contree")
     class ValuesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -197,13 +226,15 @@ class RulesetOptions(_message.Message):
     BOARD_COUNT_FIELD_NUMBER: _ClassVar[int]
     DECLARATIONS_ENABLED_FIELD_NUMBER: _ClassVar[int]
     VALUES_FIELD_NUMBER: _ClassVar[int]
+    CONTREE_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     trick_count: int
     target_score: int
     board_count: int
     declarations_enabled: bool
     values: _containers.ScalarMap[str, str]
-    def __init__(self, seat_count: _Optional[int] = ..., trick_count: _Optional[int] = ..., target_score: _Optional[int] = ..., board_count: _Optional[int] = ..., declarations_enabled: _Optional[bool] = ..., values: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    contree: bool
+    def __init__(self, seat_count: _Optional[int] = ..., trick_count: _Optional[int] = ..., target_score: _Optional[int] = ..., board_count: _Optional[int] = ..., declarations_enabled: _Optional[bool] = ..., values: _Optional[_Mapping[str, str]] = ..., contree: _Optional[bool] = ...) -> None: ...
 
 class BidEvent(_message.Message):
     __slots__ = ("seat", "round", "bid", "schmeiss_answer", "name_trump")
@@ -270,7 +301,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[PlayedCard, _Mapping]]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("ruleset", "options", "seat", "team", "dealer", "eldest", "phase", "bidding_round", "scores", "litige_pot", "hand_cards", "turned_card", "turned_card_on_table", "bids", "trump_mode", "trump_suit", "taker", "declarations", "exchange", "played_cards", "tricks", "current_trick", "trick_number", "deal_number")
+    __slots__ = ("ruleset", "options", "seat", "team", "dealer", "eldest", "phase", "bidding_round", "scores", "litige_pot", "hand_cards", "turned_card", "turned_card_on_table", "bids", "trump_mode", "trump_suit", "taker", "declarations", "exchange", "played_cards", "tricks", "current_trick", "trick_number", "deal_number", "calls", "multiplier")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -295,6 +326,8 @@ class Observation(_message.Message):
     CURRENT_TRICK_FIELD_NUMBER: _ClassVar[int]
     TRICK_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     options: RulesetOptions
     seat: int
@@ -319,7 +352,9 @@ class Observation(_message.Message):
     current_trick: Trick
     trick_number: int
     deal_number: int
-    def __init__(self, ruleset: _Optional[str] = ..., options: _Optional[_Union[RulesetOptions, _Mapping]] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., dealer: _Optional[int] = ..., eldest: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., bidding_round: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., litige_pot: _Optional[int] = ..., hand_cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., turned_card_on_table: _Optional[bool] = ..., bids: _Optional[_Iterable[_Union[BidEvent, _Mapping]]] = ..., trump_mode: _Optional[_Union[TrumpMode, str]] = ..., trump_suit: _Optional[_Union[Suit, str]] = ..., taker: _Optional[int] = ..., declarations: _Optional[_Iterable[_Union[DeclarationEvent, _Mapping]]] = ..., exchange: _Optional[_Union[ExchangeEvent, _Mapping]] = ..., played_cards: _Optional[_Iterable[_Union[PlayedCard, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., trick_number: _Optional[int] = ..., deal_number: _Optional[int] = ...) -> None: ...
+    calls: _containers.RepeatedCompositeFieldContainer[ContreeCallEvent]
+    multiplier: int
+    def __init__(self, ruleset: _Optional[str] = ..., options: _Optional[_Union[RulesetOptions, _Mapping]] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., dealer: _Optional[int] = ..., eldest: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., bidding_round: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., litige_pot: _Optional[int] = ..., hand_cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., turned_card_on_table: _Optional[bool] = ..., bids: _Optional[_Iterable[_Union[BidEvent, _Mapping]]] = ..., trump_mode: _Optional[_Union[TrumpMode, str]] = ..., trump_suit: _Optional[_Union[Suit, str]] = ..., taker: _Optional[int] = ..., declarations: _Optional[_Iterable[_Union[DeclarationEvent, _Mapping]]] = ..., exchange: _Optional[_Union[ExchangeEvent, _Mapping]] = ..., played_cards: _Optional[_Iterable[_Union[PlayedCard, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., trick_number: _Optional[int] = ..., deal_number: _Optional[int] = ..., calls: _Optional[_Iterable[_Union[ContreeCallEvent, _Mapping]]] = ..., multiplier: _Optional[int] = ...) -> None: ...
 
 class GetBotInfoRequest(_message.Message):
     __slots__ = ()
