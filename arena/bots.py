@@ -128,22 +128,36 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     return report
 
 
-def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
-    """Copy the bot folder to ``store_root/NAME/VERSION`` (replacing a partial copy) and make the copy
-    read-only (files 0444, folders 0555, owned by the arena's user); return it.  ``store_root``
-    must not be inside ``folder`` (:func:`arena.submit.submit` refuses that first).
+def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> tuple[Path, bool]:
+    """Copy the bot folder to ``store_root/NAME/VERSION/HASH`` (HASH: the first 16 hex digits
+    of its content hash ``digest``) and make the copy read-only (files 0444, folders 0555,
+    owned by the arena's user); return ``(copy, made now)``.  ``store_root`` must not be
+    inside ``folder`` (:func:`arena.submit.submit` refuses that first).
+
+    The folder is named by its content, so a copy is never replaced by other files: two
+    databases beside each other share ``store_root``, and the same name and version with
+    other content (registered in the other database) gets a folder of its own.  A copy
+    already there with this content is reused as it is.
 
     Symbolic links are copied as links (never the file they point to).  The referee checks the
     copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
+
+    Raises:
+        ValueError: the copy would not be inside ``store_root``; the folder changed while
+            it was copied (its copy's hash is not ``digest``).
     """
-    dest = store_root / manifest.name / manifest.version
-    if dest.resolve().parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
+    dest = store_root / manifest.name / manifest.version / digest[:16]
+    if dest.resolve().parent.parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
         raise ValueError(f"{manifest.key}: its frozen copy would not be inside {store_root}")
+    if dest.is_dir() and content_hash(dest) == digest:
+        return dest, False
     tmp = dest.with_name(dest.name + ".partial")
     for old in (tmp, dest):
         _remove(old)
     try:
         shutil.copytree(folder, tmp, symlinks=True, ignore=shutil.ignore_patterns(*SKIP, "*.pyc"))
+        if content_hash(tmp) != digest:
+            raise ValueError(f"the bot folder {folder} changed while it was copied: submit it again")
         for path in sorted(tmp.rglob("*"), reverse=True) + [tmp]:
             if not path.is_symlink():
                 path.chmod(0o555 if path.is_dir() else 0o444)
@@ -151,7 +165,12 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest) -> Path:
     except BaseException:
         _remove(tmp)  # never a partial copy left behind
         raise
-    return dest
+    return dest, True
+
+
+def remove_copy(path: Path) -> None:
+    """Remove a frozen copy made by :func:`freeze` (a submission that failed its check)."""
+    _remove(path)
 
 
 def _remove(path: Path) -> None:

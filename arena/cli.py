@@ -607,16 +607,11 @@ def _seed_words(t) -> str:
 
 
 def _tournament_json(t) -> dict:
-    """A tournament as JSON: the seed (decimal text) only once it may be shown, else null."""
-    n = len(t.entrants)
-    return {
-        "name": t.name, "ruleset": t.ruleset, "options": t.options, "variant_options": t.variant_options,
-        "boards_per_pair": t.boards_per_pair,
-        "entrants": [_entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
-        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
-        "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
-        "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
-    }
+    """A tournament as JSON (:func:`arena.reports.tournament_json`): the seed (decimal
+    text) only once it may be shown, else null."""
+    from .reports import tournament_json
+
+    return tournament_json(t)
 
 
 @tournament_app.command("list")
@@ -810,25 +805,7 @@ def ratings(
             print("[]")
             return
         raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
-    out = []
-    for k, i in enumerate(table.order):
-        r = table.fit.ratings[i]
-        name, _, version = r.name.partition("@")
-        f = field.get(r.name)
-        d = table.diff_next[k]
-        out.append({"rank": k + 1, "name": name, "version": version, "group": r.group + 1,
-                    "elo": _num(r.elo), "ci_low": _num(r.ci_low), "ci_high": _num(r.ci_high),
-                    "bound": r.bound, "boards": r.games, "wins": r.wins, "draws": r.draws,
-                    "losses": r.losses, "score": _num(r.score, 4),
-                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4),
-                    "diff_next": None if d is None else _num(d[0]),
-                    "diff_next_low": None if d is None else _num(d[1]),
-                    "diff_next_high": None if d is None else _num(d[2]),
-                    "significant_next": None if d is None else bool(d[1] > 0 or d[2] < 0),
-                    "butler": None if f is None else _num(f.butler, 2),
-                    "butler_low": None if f is None else _num(f.butler_low, 2),
-                    "butler_high": None if f is None else _num(f.butler_high, 2),
-                    "matchpoints": None if f is None else _num(f.matchpoints, 4)})
+    out = reports.ratings_json(table, field)
     if as_json:
         print(json.dumps(out))
         return
@@ -881,17 +858,16 @@ def _has_table(store, name: str) -> bool:
 
 def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
     """Per pair: board W/D/L, mean margin with its interval, and the Elo difference from the fit."""
+    from .reports import head_to_head_json
+
+    if as_json:
+        print(json.dumps(head_to_head_json(table, fit_table)))
+        return
     diffs = {}
     if fit_table is not None:
         for h in table:
             d = fit_table.fit.difference(h.a, h.b)
             diffs[(h.a, h.b)] = (*d, fit_table.fit.los(h.a, h.b))
-    if as_json:
-        print(json.dumps([{**h.__dict__, "ci_low": _num(h.ci_low, 3), "ci_high": _num(h.ci_high, 3),
-                           "elo_diff": _num(diffs[(h.a, h.b)][0]), "elo_diff_low": _num(diffs[(h.a, h.b)][1]),
-                           "elo_diff_high": _num(diffs[(h.a, h.b)][2]), "los": _num(diffs[(h.a, h.b)][3], 4)}
-                          for h in table]))
-        return
     t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
     width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
     for col in ("A", "B"):
@@ -1151,8 +1127,9 @@ def matches(
     finally:
         store.close()
     if as_json:
-        print(json.dumps([{**r.__dict__, "entrant_a": _entrant_json(r.entrant_a), "entrant_b": _entrant_json(r.entrant_b),
-                           "mean_margin": round(r.mean_margin, 1)} for r in rows]))
+        from .reports import match_json
+
+        print(json.dumps([match_json(r) for r in rows]))
         return
     t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses)", header_style="bold")
     t.add_column("match id  (use with: arena log ID)", no_wrap=True)
@@ -1178,8 +1155,7 @@ def log(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Replay a match's boards at both tables: hands, bids, declarations, tricks, scores."""
-    from referee.rules import relabel
-
+    from .boardview import in_board_suits
     from .store import StoreError
 
     store = open_store(db, read_only=True)
@@ -1195,16 +1171,8 @@ def log(
                            "permutation": list(r.permutation), "record": r.record.to_json()} for r in rows]))
         return
     for r in rows:
-        record = r.record
         perm = tuple(r.permutation)
-        if original_suits and perm != (0, 1, 2, 3):
-            inverse = [0] * 4
-            for s, p in enumerate(perm):
-                inverse[p] = s
-            from referee.rules.actions import action_from_json
-
-            record.deck = relabel(record.deck, inverse)
-            record.actions = [(s, action_from_json(_relabel_json(a.to_json(), inverse))) for s, a in record.actions]
+        record = in_board_suits(r.record, perm) if original_suits else r.record
         state = replay_record(record)
         sides = ("NS", "EW") if record.ruleset.seats == 4 else ("P0", "P1")
         console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
@@ -1239,23 +1207,6 @@ def _find_match(store, text: str) -> str:
                          "give the tournament (TOURNAMENT/A~B) or the versions (name@version)")
     raise StoreError(f"there is no match {text!r}: see `arena matches` for the match ids "
                      "(a match is TOURNAMENT/A~B; A~B alone works when it names one match)")
-
-
-def _relabel_json(action: dict, perm: list[int]) -> dict:
-    """Rename the suits of one action's JSON (cards, trump) by ``perm``."""
-    suits = "SHDC"
-
-    def card(t: str) -> str:
-        return t[:-1] + suits[perm[suits.index(t[-1])]]
-
-    out = dict(action)
-    if "card" in out:
-        out["card"] = card(out["card"])
-    if "trump" in out and out["trump"]:
-        out["trump"] = suits[perm[suits.index(out["trump"])]]
-    if "declare" in out:
-        out["declare"] = [[card(c) for c in d] for d in out["declare"]]
-    return out
 
 
 @app.command()
@@ -1294,6 +1245,37 @@ def export(
     if hidden:
         err.print(f"secret seeds left out until their tournament is complete (seed null, no boards rows): "
                   f"{', '.join(hidden)}", highlight=False)
+
+
+@app.command()
+def serve(
+    db: DbOption = DEFAULT_DB,
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="address to listen on; another than 127.0.0.1 "
+                                      "shows the results to anyone who can reach it")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
+) -> None:
+    """Show the results in a web browser: tournaments, leaderboards, head-to-head grids,
+    matches, a replay of every board, bots, and live progress.
+
+    Read-only: the database is opened read-only for each page, so it runs while
+    `arena tournament run` writes. Stop it with Ctrl-C.
+    """
+    from .web import ServeError, is_loopback
+    from .web import serve as run_server
+
+    if not db.exists():
+        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR "
+                   "...) or pass --db PATH")
+    if not is_loopback(host):
+        err.print(f"[yellow]warning:[/] listening on {escape(host)}: anyone who can reach this machine there "
+                  "can read every stored deal (of running tournaments too)", highlight=False)
+    try:
+        run_server(db, host, port, announce=lambda url: console.print(
+            f"serving {escape(str(db))} read-only on {url} (Ctrl-C stops)", highlight=False, soft_wrap=True))
+    except ServeError as e:
+        raise fail(str(e)) from None
+    except KeyboardInterrupt:
+        pass
 
 
 def main() -> None:  # pragma: no cover - console entry point

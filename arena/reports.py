@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from .ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
-from .store import BoardPairRows
+from .store import BoardPairRows, MatchSummary, Tournament
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,89 @@ def head_to_head_table(rows: BoardPairRows, order: Sequence[str] = ()) -> list[H
     return head_to_head(ordered, [(names[a], names[b], float(m), float(s))
                                 for a, b, m, s in zip(rows.a, rows.b, rows.margin, scores(rows))])
 
+
+def json_number(x: float | None, digits: int = 1) -> float | None:
+    """A number for JSON: ``None`` for NaN or an infinite end (JSON has neither)."""
+    return None if x is None or not math.isfinite(x) else round(x, digits)
+
+
+def ratings_json(table: RatingTable, field: dict | None = None) -> list[dict]:
+    """The rating list as ``arena ratings --json`` prints it, best first: one object per
+    entrant with ``rank``, ``name``, ``version``, ``group``, ``elo``, ``ci_low``,
+    ``ci_high`` (95%, Elo, one decimal; ``None`` for an open end, see ``bound``),
+    ``boards``, ``wins``, ``draws``, ``losses`` (board pairs), ``score`` (0..1),
+    ``los_next``, ``diff_next`` (with its 95% interval and ``significant_next``) and the
+    field scores of ``field`` (:func:`field_scores`: ``butler`` with its interval,
+    ``matchpoints``; ``None`` without)."""
+    field = field or {}
+    num = json_number
+    out = []
+    for k, i in enumerate(table.order):
+        r = table.fit.ratings[i]
+        name, _, version = r.name.partition("@")
+        f = field.get(r.name)
+        d = table.diff_next[k]
+        out.append({"rank": k + 1, "name": name, "version": version, "group": r.group + 1,
+                    "elo": num(r.elo), "ci_low": num(r.ci_low), "ci_high": num(r.ci_high),
+                    "bound": r.bound, "boards": r.games, "wins": r.wins, "draws": r.draws,
+                    "losses": r.losses, "score": num(r.score, 4),
+                    "los_next": None if table.los_next[k] is None else round(table.los_next[k], 4),
+                    "diff_next": None if d is None else num(d[0]),
+                    "diff_next_low": None if d is None else num(d[1]),
+                    "diff_next_high": None if d is None else num(d[2]),
+                    "significant_next": None if d is None else bool(d[1] > 0 or d[2] < 0),
+                    "butler": None if f is None else num(f.butler, 2),
+                    "butler_low": None if f is None else num(f.butler_low, 2),
+                    "butler_high": None if f is None else num(f.butler_high, 2),
+                    "matchpoints": None if f is None else num(f.matchpoints, 4)})
+    return out
+
+
+def head_to_head_json(table: list[HeadToHead], fit_table: RatingTable | None) -> list[dict]:
+    """The head-to-head list as ``arena ratings --head-to-head --json`` prints it: the
+    :class:`HeadToHead` fields (``None`` for an interval not known), and from the fit
+    ``elo_diff`` (A − B) with its 95% interval and ``los`` (A stronger)."""
+    num = json_number
+    diffs = {}
+    if fit_table is not None:
+        for h in table:
+            d = fit_table.fit.difference(h.a, h.b)
+            diffs[(h.a, h.b)] = (*d, fit_table.fit.los(h.a, h.b))
+    nan = (math.nan,) * 4
+    return [{**h.__dict__, "ci_low": num(h.ci_low, 3), "ci_high": num(h.ci_high, 3),
+             "elo_diff": num(diffs.get((h.a, h.b), nan)[0]), "elo_diff_low": num(diffs.get((h.a, h.b), nan)[1]),
+             "elo_diff_high": num(diffs.get((h.a, h.b), nan)[2]), "los": num(diffs.get((h.a, h.b), nan)[3], 4)}
+            for h in table]
+
+
+def entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
+
+
+def tournament_json(t: Tournament) -> dict:
+    """A tournament as ``arena tournament show --json`` prints it: the seed (decimal
+    text) only once it may be shown, else ``None``; ``board_pairs`` stored of
+    ``board_pairs_total`` (boards per pair × pairs of entrants); entrants as
+    :func:`entrant_json`."""
+    n = len(t.entrants)
+    return {
+        "name": t.name, "ruleset": t.ruleset, "options": t.options, "variant_options": t.variant_options,
+        "boards_per_pair": t.boards_per_pair,
+        "entrants": [entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
+        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
+        "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
+        "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
+    }
+
+
+def match_json(m: MatchSummary) -> dict:
+    """A match summary as ``arena matches --json`` prints it: the :class:`MatchSummary`
+    fields, entrants as :func:`entrant_json`, and ``mean_margin`` (A's duplicate margin
+    per board, one decimal)."""
+    return {**m.__dict__, "entrant_a": entrant_json(m.entrant_a), "entrant_b": entrant_json(m.entrant_b),
+            "mean_margin": round(m.mean_margin, 1)}
 
 # --------------------------------------------------------------------------
 # Field-relative scores (duplicate bridge's Butler and matchpoints)

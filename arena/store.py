@@ -74,13 +74,16 @@ from .schedule import seed_commitment
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SlowDecision",
     "TABLES",
     "LOCK_WAIT_S",
     "Bot",
     "BoardPairRows",
+    "BoardPairSummary",
     "RunLock",
     "MatchSummary",
     "Status",
+    "TableSummary",
     "Store",
     "StoreError",
     "Tournament",
@@ -456,6 +459,56 @@ class MatchSummary:
     def mean_margin(self) -> float:
         """A's duplicate margin per board pair, game points."""
         return self.total_margin / self.boards if self.boards else 0.0
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """One board at one table as a match page lists it (table ``deals``): entrants,
+    contract, taker seat, trump, points scored per team (RULES.md §6.2), capot team
+    and litige pot carried out (§6.3)."""
+
+    table: int
+    ns: str
+    ew: str
+    contract: str
+    taker: int | None
+    trump_mode: str | None
+    trump: str | None
+    score_ns: int
+    score_ew: int
+    capot: int | None
+    pot: int
+
+
+@dataclass(frozen=True)
+class BoardPairSummary:
+    """One stored board pair (table ``board_pairs``) with its two tables, in table order;
+    ``margin`` is A's duplicate margin in points (RULES.md §8)."""
+
+    board: int
+    points_a: int
+    points_b: int
+    margin: int
+    forfeit_a: bool
+    forfeit_b: bool
+    tables: tuple[TableSummary, ...]
+
+
+@dataclass(frozen=True)
+class SlowDecision:
+    """One stored decision (table ``actions``) with the entrant that took it; ``ms`` is
+    the wall time of the bot's call."""
+
+    match_id: str
+    board: int
+    table: int
+    idx: int
+    seat: int
+    entrant: str
+    kind: str
+    value: str
+    ms: float
+    fault: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1400,6 +1453,72 @@ class Store:
         )[0]
         return BoardPairResult(board=board, a=row[0], b=row[1], tables=(tables[0], tables[1]),
                                forfeit_a=row[2], forfeit_b=row[3])
+
+    # ------------------------------------------------------------ web reads
+    def match_boards(self, match_id: str) -> list[BoardPairSummary]:
+        """Every stored board pair of a match, by board: both tables' contracts and
+        scores and the duplicate margin (what a match page lists).
+
+        Raises:
+            StoreError: no such match.
+        """
+        if not self._query("SELECT 1 FROM matches WHERE match_id = ?", [match_id]):
+            raise StoreError(f"there is no match {match_id!r}: see `arena matches` for the match ids")
+        rows = self._query(
+            """SELECT p.board, p.points_a, p.points_b, p.margin, p.forfeit_a, p.forfeit_b,
+                      d.table_no, d.ns_entrant, d.ew_entrant, d.contract, d.taker, d.trump_mode, d.trump,
+                      d.score_ns, d.score_ew, d.capot, d.pot
+               FROM board_pairs p JOIN deals d USING (match_id, board)
+               WHERE p.match_id = ? ORDER BY p.board, d.table_no""",
+            [match_id],
+        )
+        out: dict[int, BoardPairSummary] = {}
+        for r in rows:
+            table = TableSummary(*r[6:])
+            have = out.get(r[0])
+            out[r[0]] = BoardPairSummary(*r[:6], tables=(have.tables if have else ()) + (table,))
+        return list(out.values())
+
+    def fault_counts(self, tournament: str | None = None, bot: str | None = None) -> list[tuple[str, str, int]]:
+        """``(entrant, kind, count)`` of the stored faults, by entrant then kind, optionally
+        only one tournament's and/or one bot's (``"name"`` or ``"name@version"``)."""
+        return [
+            (e, k, int(n)) for e, k, n in self._query(
+                """SELECT f.entrant, f.kind, count(*) FROM faults f JOIN matches m USING (match_id)
+                   WHERE (?::VARCHAR IS NULL OR m.tournament = ?)
+                     AND (?::VARCHAR IS NULL OR f.entrant = ? OR regexp_replace(f.entrant, '@[^@]*$', '') = ?)
+                   GROUP BY f.entrant, f.kind ORDER BY f.entrant, f.kind""",
+                [tournament, tournament, bot, bot, bot],
+            )
+        ]
+
+    def slowest_decisions(self, bot: str, limit: int = 10) -> list[SlowDecision]:
+        """A bot's slowest decisions (wall ms of the call, slowest first) over every
+        stored board, ``bot`` being ``"name"`` or ``"name@version"``; the referee's own
+        actions (0 ms) are left out. Read from the view ``entrant_actions`` (views.sql)."""
+        rows = self._query(
+            """SELECT match_id, board, table_no, idx, seat, entrant, kind, value, ms, fault
+               FROM entrant_actions
+               WHERE ms > 0 AND (entrant = ? OR regexp_replace(entrant, '@[^@]*$', '') = ?)
+               ORDER BY ms DESC, match_id, board, table_no, idx LIMIT ?""",
+            [bot, bot, max(0, int(limit))],
+        )
+        return [SlowDecision(*r) for r in rows]
+
+    def write_batches(self, tournament: str, window_s: float = 60.0) -> list[tuple[datetime, int]]:
+        """``(written_at, board pairs)`` of each write of the tournament's board pairs in
+        the last ``window_s`` seconds before its newest write, oldest first: a batch is
+        one :meth:`write_board_pairs` call (one ``written_at``). Empty with nothing stored."""
+        return [
+            (t, int(n)) for t, n in self._query(
+                """WITH p AS (SELECT p.written_at FROM board_pairs p JOIN matches m USING (match_id)
+                              WHERE m.tournament = ?)
+                   SELECT written_at, count(*) FROM p
+                   WHERE written_at >= (SELECT max(written_at) FROM p) - to_microseconds(?::BIGINT)
+                   GROUP BY written_at ORDER BY written_at""",
+                [tournament, int(window_s * 1e6)],
+            )
+        ]
 
     # ------------------------------------------------------------------ export
     def export(self, out_dir: str | Path, fmt: str = "parquet") -> list[Path]:

@@ -10,7 +10,7 @@ from rich.console import Console
 from referee.manifest import check_size, load_manifest
 from referee.sandbox import Limits
 
-from .bots import check_bot, content_hash, freeze
+from .bots import check_bot, content_hash, freeze, remove_copy
 from .store import Bot, Store
 
 
@@ -67,17 +67,20 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
             "so change `version` in bot.toml and submit again")
     if fresh:
         ruleset = t.resolved_ruleset() if t is not None else None
+        try:
+            dest, made = freeze(manifest.folder, store_root, manifest, digest)
+        except ValueError as e:
+            raise SubmitError(str(e)) from None
         if console is not None:
             console.print(f"checking {manifest.key} ...")
         store.release()  # the check takes seconds: let reports read the database meanwhile
-        report = check_bot(manifest.folder, ruleset=ruleset, limits=limits)
+        report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play
         if not report.ok:
+            if made:
+                remove_copy(dest)
             reasons = "; ".join(report.problems + report.faults[:3])
             raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
                               f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
-        dest = freeze(manifest.folder, store_root, manifest)
-        if content_hash(dest) != digest:
-            raise SubmitError(f"the bot folder changed while it was copied: submit {folder} again")
         store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(dest.resolve()))
     if tournament is not None:
         store.add_entrants(tournament, [(manifest.name, manifest.version)])

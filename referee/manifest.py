@@ -136,7 +136,7 @@ def load_manifest(folder: str | Path) -> Manifest:
     )
 
 
-SKIP = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache"}
+SKIP = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}  # a bot's own .venv is part of it
 
 
 def bot_files(folder: Path) -> list[Path]:

@@ -110,3 +110,10 @@ def test_a_bot_with_its_own_environment_and_the_installed_sdk_plays(tmp_path):
                             "--boards", "1"], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "conformance check passed" in check.stdout and "transport: DecideStream" in check.stdout
+    # submitted, its frozen copy holds the environment (it was left out once: every board forfeited)
+    run = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "tournament", "run", "t",
+                          "--bots", str(bot), "--bots", str(ROOT / "sample_bots" / "random"), "--boards", "1",
+                          "--seed", "1", "--db", str(tmp_path / "db" / "arena.duckdb")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0 and "1 board pairs played now, 0 already stored, 0 faults" in run.stdout, \
+        run.stdout + run.stderr

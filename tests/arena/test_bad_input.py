@@ -234,3 +234,24 @@ def test_bots_check_says_which_transport(tmp_path):
     unary = bot_folder(tmp_path, "empty", "--deals", "0")  # serves unary Decide only, never misbehaves
     r = cli("bots", "check", unary)
     assert "transport: unary Decide calls" in r.stdout, output(r)
+
+
+def test_two_databases_in_one_folder_keep_their_own_bots(tmp_path):
+    """Databases side by side share the bots folder; the same name@version with other content
+    in each gets a frozen copy of its own (named by content), so neither breaks the other's."""
+    a = copy_bot(SAMPLES / "random", tmp_path / "a" / "clash", "1.0.0")
+    b = copy_bot(SAMPLES / "random", tmp_path / "b" / "clash", "1.0.0")
+    (b / "notes.txt").write_text("other content, same name and version")
+    for bot, db in ((a, "one.duckdb"), (b, "two.duckdb")):
+        r = cli("tournament", "run", "t", "--bots", bot, "--bots", SAMPLES / "greedy", "--boards", 1, "--seed", 1,
+                "--db", tmp_path / "results" / db)
+        assert r.exit_code == 0, output(r)
+    paths = set()
+    for db in ("one.duckdb", "two.duckdb"):
+        bots = json.loads(cli("bots", "list", "--json", "--db", tmp_path / "results" / db).stdout)
+        paths |= {x["path"] for x in bots if x["name"] == "random"}
+        r = cli("tournament", "run", "t", "--db", tmp_path / "results" / db)  # nothing broken by the other
+        assert r.exit_code == 0, output(r)
+        r = cli("matches", "--json", "--db", tmp_path / "results" / db)
+        assert [m["faults"] for m in json.loads(r.stdout)] == [0]
+    assert len(paths) == 2

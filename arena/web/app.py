@@ -1,0 +1,273 @@
+"""The ``arena serve`` application: FastAPI routes, Jinja2 pages, static files.
+
+Each page has a JSON twin under ``/api/…`` built by the same function of
+:mod:`arena.web.views`; the OpenAPI description is ``/api/openapi.json`` and
+``/api`` lists it as a page (the framework's Swagger page is left out: it loads
+its scripts from the internet). The database is opened **read-only for each
+request** and closed after it, so the server never holds the file and runs
+beside ``arena tournament run``.
+
+Safe by default: :func:`create_app` answers only requests addressed to the
+host it serves (``localhost``/``127.0.0.1`` when bound there: no DNS
+rebinding), pages allow scripts and styles from the server only
+(Content-Security-Policy), unknown URLs and ids answer a 404 page, a database
+that cannot be read a 503 page saying why, and any other error a 500 page
+without a traceback (the traceback goes to the server's log).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Literal
+from urllib.parse import quote
+
+from fastapi import Depends, FastAPI, Path as PathParam, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from ..store import Store, StoreError
+from . import views
+
+__all__ = ["create_app"]
+
+HERE = Path(__file__).resolve().parent
+log = logging.getLogger("arena.web")
+
+#: What pages may load: only what this server sends (no CDN, no internet).
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
+class Unavailable(Exception):
+    """The database cannot be read now (missing, busy, another schema): a 503."""
+
+
+def _store(request: Request) -> Iterator[Store]:
+    """The results database, opened read-only for one request and closed after it."""
+    try:
+        s = Store.open(request.app.state.db, read_only=True)
+    except StoreError as e:
+        raise Unavailable(str(e)) from None
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+# Route parameters (at module level: FastAPI resolves these annotations by name).
+Db = Annotated[Store, Depends(_store)]
+Name = Annotated[str, PathParam(description="tournament name")]
+Pair = Annotated[str, PathParam(description="the match's entrants, A~B (its id is TOURNAMENT/A~B)")]
+Board = Annotated[int, PathParam(ge=0, description="board number")]
+BotName = Annotated[str, PathParam(description="bot name")]
+Suits = Annotated[Literal["board", "table"], Query(
+    description="board: table 2 in the board's own suits; table: in the suits it was played with")]
+
+
+def _entrant(e) -> str:
+    """``name@version`` of an entrant given as JSON (``{"name", "version"}``) or as its key."""
+    return f"{e['name']}@{e['version']}" if isinstance(e, dict) else str(e)
+
+
+def _elo(x) -> str:
+    """An Elo for a page: one decimal, ``…`` for an open end (a one-sided bound)."""
+    return "…" if x is None else f"{x:.1f}"
+
+
+def _signed(x) -> str:
+    return "–" if x is None else f"{x:+.0f}"
+
+
+def _seconds(x) -> str:
+    if x is None:
+        return "–"
+    x = int(round(x))
+    return f"{x // 3600}h {x % 3600 // 60:02d}m" if x >= 3600 else f"{x // 60}m {x % 60:02d}s"
+
+
+def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> FastAPI:
+    """The web application over the results database ``db`` (read-only).
+
+    Args:
+        db: the DuckDB results file (``arena tournament run --db``).
+        allowed_hosts: the ``Host`` header values answered (default: the loopback
+            names); ``["*"]`` answers any.
+    """
+    db = Path(db)
+    app = FastAPI(
+        title="Belote Arena",
+        description="The arena's results, read-only: tournaments, ratings (as `arena ratings --json`), "
+        "head-to-head records, matches, boards replayed trick by trick, bots, live progress.",
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.db = db
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
+                                 entrant=_entrant)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next):
+        response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, {"db": str(db), **context}, status_code=status_code)
+
+    # ------------------------------------------------------------ errors
+    def error(request: Request, status: int, title: str, message: str) -> Response:
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": message}, status_code=status)
+        return page(request, "error.html", status, title=title, message=message, status=status)
+
+    @app.exception_handler(views.NotFound)
+    async def not_found(request: Request, exc: views.NotFound):
+        return error(request, 404, "Not found", str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 404:
+            return error(request, 404, "Not found", f"there is no page {request.url.path}")
+        return error(request, exc.status_code, "Error", str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_url(request: Request, exc: RequestValidationError):
+        where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
+        return error(request, 404, "Not found", f"there is no page {request.url.path} ({where})")
+
+    @app.exception_handler(Unavailable)
+    async def unavailable(request: Request, exc: Unavailable):
+        return error(request, 503, "Results unavailable", str(exc))
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError):
+        return error(request, 503, "Results unavailable", str(exc))
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception):
+        log.exception("error answering %s", request.url.path)
+        return error(request, 500, "Internal error", "the server could not build this page; its log says why")
+
+    # ------------------------------------------------------------ JSON
+    @app.get("/api/tournaments", tags=["tournaments"])
+    def api_tournaments(s: Db) -> list[dict]:
+        """Every tournament, oldest first, as `arena tournament list --json`."""
+        return views.tournaments(s)
+
+    @app.get("/api/tournaments/{name}", tags=["tournaments"])
+    def api_tournament(name: Name, s: Db) -> dict:
+        """One tournament: ruleset, options, entrants, board pairs stored / expected, status."""
+        return views.tournament(s, name)
+
+    @app.get("/api/tournaments/{name}/ratings", tags=["tournaments"])
+    def api_ratings(name: Name, s: Db) -> list[dict]:
+        """The rating list, best first: exactly `arena ratings --tournament NAME --json`."""
+        return views.leaderboard(s, name)["ratings"]
+
+    @app.get("/api/tournaments/{name}/leaderboard", tags=["tournaments"])
+    def api_leaderboard(name: Name, s: Db) -> dict:
+        """The rating list with faults per entrant and the positions of the drawn intervals."""
+        return views.leaderboard(s, name)
+
+    @app.get("/api/tournaments/{name}/head-to-head", tags=["tournaments"])
+    def api_head_to_head(name: Name, s: Db) -> dict:
+        """Each pair's record and mean margin (`arena ratings --head-to-head --json`) and the grid."""
+        board = views.leaderboard(s, name)
+        order = [f"{r['name']}@{r['version']}" for r in board["ratings"]]
+        return views.head_to_head(s, name, order or None)
+
+    @app.get("/api/tournaments/{name}/matches", tags=["tournaments"])
+    def api_matches(name: Name, s: Db) -> list[dict]:
+        """The tournament's matches, as `arena matches --tournament NAME --json`."""
+        return views.matches(s, name)
+
+    @app.get("/api/tournaments/{name}/progress", tags=["tournaments"])
+    def api_progress(name: Name) -> dict:
+        """Board pairs stored of expected, board pairs per second, ETA, standings so far.
+
+        Polled by the live page: a database that cannot be read just now (e.g. held by a
+        writer longer than the store waits) answers 200 with ``{"unavailable": why}``.
+        """
+        try:
+            s = Store.open(db, read_only=True)
+        except StoreError as e:
+            return {"unavailable": str(e)}
+        try:
+            return views.progress(s, name)
+        finally:
+            s.close()
+
+    @app.get("/api/matches/{name}/{pair}", tags=["matches"])
+    def api_match(name: Name, pair: Pair, s: Db) -> dict:
+        """A match and each stored board pair: both tables' contracts and points, the margin."""
+        return views.match(s, f"{name}/{pair}")
+
+    @app.get("/api/matches/{name}/{pair}/boards/{number}", tags=["matches"])
+    def api_board(name: Name, pair: Pair, number: Board, s: Db, suits: Suits = "board") -> dict:
+        """One board at both tables, replayed: hands, bidding, declarations, tricks, scores."""
+        return views.board(s, f"{name}/{pair}", number, board_suits=suits == "board")
+
+    @app.get("/api/bots/{name}", tags=["bots"])
+    def api_bot(name: BotName, s: Db) -> dict:
+        """A bot's versions, its rating in each tournament, faults by kind, slowest decisions."""
+        return views.bot(s, name)
+
+    # ------------------------------------------------------------ pages
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request, s: Db):
+        return page(request, "index.html", tournaments=views.tournaments(s))
+
+    @app.get("/tournaments/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def tournament_page(request: Request, name: str, s: Db):
+        t = views.tournament(s, name)
+        board = views.leaderboard(s, name)
+        order = [f"{r['name']}@{r['version']}" for r in board["ratings"]]
+        return page(request, "tournament.html", t=t, board=board, h2h=views.head_to_head(s, name, order or None),
+                    matches=views.matches(s, name))
+
+    @app.get("/tournaments/{name}/live", response_class=HTMLResponse, include_in_schema=False)
+    def live_page(request: Request, name: str, s: Db):
+        return page(request, "live.html", t=views.tournament(s, name), progress=views.progress(s, name))
+
+    @app.get("/matches/{name}/{pair}", response_class=HTMLResponse, include_in_schema=False)
+    def match_page(request: Request, name: str, pair: str, s: Db):
+        return page(request, "match.html", m=views.match(s, f"{name}/{pair}"), tname=name, pair=pair)
+
+    @app.get("/matches/{name}/{pair}/boards/{number}", response_class=HTMLResponse, include_in_schema=False)
+    def board_page(request: Request, name: str, pair: str, number: Board, s: Db,
+                   suits: Suits = "board"):
+        view = views.board(s, f"{name}/{pair}", number, board_suits=suits == "board")
+        return page(request, "board.html", b=view, tname=name, pair=pair, suits=suits)
+
+    @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def bot_page(request: Request, name: str, s: Db):
+        return page(request, "bot.html", bot=views.bot(s, name))
+
+    @app.get("/api", response_class=HTMLResponse, include_in_schema=False)
+    def api_page(request: Request):
+        spec = app.openapi()
+        routes = [{"path": p, "summary": op.get("summary", ""), "description": op.get("description", ""),
+                   "params": [x["name"] for x in op.get("parameters", [])]}
+                  for p, ops in spec["paths"].items() for op in ops.values()]
+        return page(request, "api.html", routes=routes)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return Response((HERE / "static" / "favicon.svg").read_bytes(), media_type="image/svg+xml")
+
+    return app

@@ -1,0 +1,351 @@
+"""What each page and JSON endpoint of ``arena serve`` shows, built from the store.
+
+Every function takes an open :class:`~arena.store.Store` and returns JSON-able
+dicts; the routes (:mod:`arena.web.app`) render them as HTML or return them as
+JSON, so a page and its ``/api/…`` twin always hold the same numbers. The
+numbers come from the same service functions as the CLI: ratings from
+:func:`arena.reports.ratings_json` (what ``arena ratings --json`` prints),
+head-to-head records from :func:`arena.reports.head_to_head_table`, a board's
+tables from :func:`arena.boardview.table_view`. Unknown names and ids raise
+:class:`NotFound`.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from referee.rules import RecordError
+
+from ..boardview import table_view
+from ..reports import (
+    field_scores, head_to_head_json, head_to_head_table, history_rows, json_number, match_json,
+    rating_history as history_of, rating_table, ratings_json, tournament_json,
+)
+from ..store import Store, StoreError, match_id as make_match_id, split_entrant
+
+__all__ = [
+    "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "rate_of",
+    "rating_history", "tournament", "tournaments",
+]
+
+#: Writes looked at to measure a running tournament's speed, seconds before its newest write.
+RATE_WINDOW_S = 60.0
+
+
+class NotFound(LookupError):
+    """An unknown tournament, match, board or bot (a 404); the message says which."""
+
+
+def tournaments(store: Store) -> list[dict]:
+    """Every tournament, oldest first, as ``arena tournament list --json`` prints it."""
+    return [tournament_json(t) for t in store.list_tournaments()]
+
+
+def tournament(store: Store, name: str) -> dict:
+    """One tournament as ``arena tournament show --json`` prints it.
+
+    Raises:
+        NotFound: no tournament of that name.
+    """
+    t = store.get_tournament(name)
+    if t is None:
+        raise NotFound(f"there is no tournament {name!r}")
+    return tournament_json(t)
+
+
+def _rows(store: Store, name: str):
+    tournament(store, name)
+    return store.board_pair_results(tournament=name)
+
+
+def leaderboard(store: Store, name: str) -> dict:
+    """The tournament's rating list, best first.
+
+    Returns:
+        ``{"ratings": [...], "faults": {entrant: n}, "bars": [...], "error": str | None}``:
+        ``ratings`` exactly as ``arena ratings --tournament NAME --json`` prints it (empty
+        with nothing stored); ``bars`` per entrant, in the same order, the positions (0..100,
+        % of the drawn range) of ``lo``/``hi`` (the 95% interval) and ``elo``; ``error``
+        why the field cannot be rated yet (e.g. groups that have not met).
+
+    Raises:
+        NotFound: no tournament of that name.
+    """
+    rows = _rows(store, name)
+    faults: dict[str, int] = {}
+    for entrant, _kind, n in store.fault_counts(tournament=name):
+        faults[entrant] = faults.get(entrant, 0) + n
+    try:
+        table = rating_table(rows)
+    except ValueError as e:
+        return {"ratings": [], "faults": faults, "bars": [], "error": str(e), "range": None}
+    out = ratings_json(table, field_scores(store, tournament=name)) if table is not None else []
+    bars = []
+    lo = hi = None
+    if out:
+        # an open end (an entrant at 100% or 0%: one-sided bound) is drawn to the edge
+        lo = min(r["ci_low"] if r["ci_low"] is not None else r["elo"] for r in out)
+        hi = max(r["ci_high"] if r["ci_high"] is not None else r["elo"] for r in out)
+        span = (hi - lo) or 1.0
+
+        def at(x: float | None, edge: float) -> float:
+            return edge if x is None else round(100.0 * (x - lo) / span, 2)
+
+        bars = [{"lo": at(r["ci_low"], 0.0), "hi": at(r["ci_high"], 100.0), "elo": at(r["elo"], 50.0)} for r in out]
+    return {"ratings": out, "faults": faults, "bars": bars, "error": None,
+            "range": None if lo is None else [lo, hi]}
+
+
+def _nan(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def head_to_head(store: Store, name: str, order: list[str] | None = None) -> dict:
+    """Each pair's board-pair record and mean duplicate margin, as a list and as a grid.
+
+    Args:
+        order: the entrants in the grid's order (default: the entrants that played, by key).
+
+    Returns:
+        ``{"pairs": [...], "entrants": [...], "grid": [[cell | None]]}``: ``pairs``
+        exactly as ``arena ratings --head-to-head --json`` prints it; ``grid[i][j]``
+        is entrant ``i``'s record against ``j`` (``None`` on the diagonal or if they
+        have not met) with ``wins``, ``draws``, ``losses``, ``boards``, ``score``,
+        ``mean_margin``, ``ci_low``, ``ci_high`` from ``i``'s side, and ``significance``:
+        ``"ahead"`` when the 95% interval of the mean margin is above 0, ``"behind"``
+        when below, ``"open"`` otherwise (or unknown with one board).
+
+    Raises:
+        NotFound: no tournament of that name.
+    """
+    rows = _rows(store, name)
+    t = store.get_tournament(name)
+    pairs = head_to_head_table(rows, t.entrants if t is not None else ())  # oriented as `arena matches` shows them
+    try:
+        fit_table = rating_table(rows)
+    except ValueError:
+        fit_table = None
+    entrants = list(order) if order else list(rows.entrants)
+    index = {e: i for i, e in enumerate(entrants)}
+    grid: list[list[dict | None]] = [[None] * len(entrants) for _ in entrants]
+    for h in pairs:
+        if h.a not in index or h.b not in index:
+            continue
+        lo, hi = _nan(h.ci_low), _nan(h.ci_high)
+        for me, other, sign in ((h.a, h.b, 1), (h.b, h.a, -1)):
+            m_lo, m_hi = (lo, hi) if sign == 1 else ((None if hi is None else -hi), (None if lo is None else -lo))
+            sig = "open"
+            if m_lo is not None and m_lo > 0:
+                sig = "ahead"
+            elif m_hi is not None and m_hi < 0:
+                sig = "behind"
+            grid[index[me]][index[other]] = {
+                "opponent": other, "boards": h.boards, "wins": h.wins if sign == 1 else h.losses,
+                "draws": h.draws, "losses": h.losses if sign == 1 else h.wins,
+                "score": h.score if sign == 1 else 1.0 - h.score, "mean_margin": sign * h.mean_margin,
+                "ci_low": m_lo, "ci_high": m_hi, "significance": sig,
+                "match": make_match_id(name, h.a, h.b),
+            }
+    return {"pairs": head_to_head_json(pairs, fit_table), "entrants": entrants, "grid": grid}
+
+
+def matches(store: Store, name: str) -> list[dict]:
+    """The tournament's matches with a stored board pair, as ``arena matches --json``
+    prints them (A's W-D-L, points, B's points, A's total and mean margin, forfeits, faults).
+
+    Raises:
+        NotFound: no tournament of that name.
+    """
+    tournament(store, name)
+    return [match_json(m) for m in store.matches(tournament=name)]
+
+
+def _match_summary(store: Store, match_id: str) -> dict:
+    tname, _, _ = match_id.partition("/")
+    for m in store.matches(tournament=tname):
+        if m.match_id == match_id:
+            return match_json(m)
+    raise NotFound(f"there is no match {match_id!r} with a stored board")
+
+
+def match(store: Store, match_id: str) -> dict:
+    """A match and every stored board pair: both tables' contracts and points, the margin.
+
+    Returns:
+        ``{"match": summary, "boards": [...]}``, each board with ``board``,
+        ``points_a``, ``points_b``, ``margin`` (A's duplicate margin, RULES.md §8),
+        ``forfeit_a``, ``forfeit_b`` and ``tables`` (``table``, ``ns``, ``ew``,
+        ``contract``, ``taker``, ``trump_mode``, ``trump``, ``score_ns``, ``score_ew``,
+        ``capot``, ``pot``).
+
+    Raises:
+        NotFound: no such match (or no board of it stored yet).
+    """
+    summary = _match_summary(store, match_id)
+    try:
+        boards = store.match_boards(match_id)
+    except StoreError as e:
+        raise NotFound(str(e)) from None
+    return {"match": summary, "boards": [
+        {**{k: v for k, v in b.__dict__.items() if k != "tables"}, "tables": [dict(t.__dict__) for t in b.tables]}
+        for b in boards
+    ]}
+
+
+def board(store: Store, match_id: str, number: int, *, board_suits: bool = True) -> dict:
+    """One board of a match at both tables, replayed, for the viewer.
+
+    Returns:
+        ``{"match": summary, "board": n, "pair": {points_a, points_b, margin, forfeit_a,
+        forfeit_b}, "tables": [table_view(table 1), table_view(table 2)], "steps": n,
+        "boards": [every stored board number], "board_suits": bool}``; ``steps`` is the
+        most tricks played at a table (the viewer's last step shows the final score).
+
+    Raises:
+        NotFound: no such match or board.
+        StoreError: a stored record the rules cannot replay.
+    """
+    summary = _match_summary(store, match_id)
+    try:
+        results = store.board_pair_result(match_id, number)
+    except StoreError as e:
+        raise NotFound(str(e)) from None
+    try:
+        tables = [table_view(t, board_suits=board_suits) for t in results.tables]
+    except RecordError as e:
+        raise StoreError(f"board {number} of {match_id!r} does not replay: {e}") from None
+    numbers = [b.board for b in store.match_boards(match_id)]
+    return {
+        "match": summary, "board": number, "board_suits": board_suits,
+        "pair": {"points_a": results.points_a, "points_b": results.points_b, "margin": results.margin,
+                 "forfeit_a": bool(results.forfeit_a), "forfeit_b": bool(results.forfeit_b)},
+        "tables": tables, "steps": max(len(t["tricks"]) for t in tables), "boards": numbers,
+    }
+
+
+def bot(store: Store, name: str, slowest: int = 10) -> dict:
+    """A bot: its versions, its rating in each tournament it entered (oldest first) and
+    how it settled there, its faults by kind and its slowest decisions.
+
+    Returns:
+        ``{"name", "versions": [{version, author, content_hash, submitted_at}],
+        "ratings": [{tournament, created_at, status, entrant, rank, of, elo, ci_low,
+        ci_high, boards}], "history": [rating_history(...) per rated entry],
+        "faults": [{entrant, kind, count}], "slowest": [...]}``.
+
+    Raises:
+        NotFound: no bot of that name.
+    """
+    versions = [b for b in store.list_bots() if b.name == name]
+    if not versions:
+        raise NotFound(f"there is no bot {name!r}")
+    history = []
+    for t in store.list_tournaments():
+        mine = [e for e in t.entrants if split_entrant(e)[0] == name]
+        if not mine:
+            continue
+        try:
+            table = rating_table(store.board_pair_results(tournament=t.name))
+        except ValueError:
+            table = None
+        listed = ratings_json(table) if table is not None else []
+        for entrant in mine:
+            _, version = split_entrant(entrant)
+            row = next((r for r in listed if r["name"] == name and r["version"] == version), None)
+            history.append({"tournament": t.name, "created_at": str(t.created_at)[:19], "status": t.status,
+                            "entrant": entrant, "of": len(listed), **({
+                                k: row[k] for k in ("rank", "elo", "ci_low", "ci_high", "boards")
+                            } if row else {"rank": None, "elo": None, "ci_low": None, "ci_high": None,
+                                           "boards": 0})})
+    return {
+        "name": name,
+        "versions": [{"version": b.version, "author": b.author, "content_hash": b.content_hash,
+                      "submitted_at": str(b.submitted_at)[:19]} for b in versions],
+        "ratings": history,
+        "history": [rating_history(store, h["tournament"], h["entrant"]) for h in history if h["boards"]],
+        "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
+        "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest)],
+    }
+
+
+#: Points of a rating history (standings after this many writes, evenly spread).
+HISTORY_POINTS = 12
+
+
+def rating_history(store: Store, tournament: str, entrant: str, points: int = HISTORY_POINTS) -> dict:
+    """How an entrant's rating settled in a tournament: its Elo and 95% interval after each
+    of ``points`` equal slices of the stored board pairs (:func:`arena.reports.rating_history`,
+    what ``arena ratings --history`` prints), the last being every board pair.
+
+    Returns:
+        ``{"tournament", "entrant", "points": [{"board_pairs", "elo", "ci_low", "ci_high",
+        "boards"}], "chart": {...}}``: ``board_pairs`` stored in the tournament by then;
+        ``chart`` the SVG geometry of the series (``line``: polyline points, ``band``:
+        polygon points of the interval, in a 300×80 box; an open end is drawn at the Elo).
+    """
+    num = json_number
+    out = [{"board_pairs": p.board_pairs, "elo": num(p.elo), "ci_low": num(p.ci_low), "ci_high": num(p.ci_high),
+            "boards": p.games}
+           for p in history_of(history_rows(store, tournament=tournament), entrant, points)]
+    return {"tournament": tournament, "entrant": entrant, "points": out, "chart": _chart(out)}
+
+
+def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> dict | None:
+    """SVG geometry of a rating series: x by board pairs stored, y by Elo (top = high)."""
+    if not points:
+        return None
+    lo = min(p["elo"] if p["ci_low"] is None else p["ci_low"] for p in points)
+    hi = max(p["elo"] if p["ci_high"] is None else p["ci_high"] for p in points)
+    n0, n1 = points[0]["board_pairs"], points[-1]["board_pairs"]
+
+    def x(p: dict) -> float:
+        return round(width * (p["board_pairs"] - n0) / (n1 - n0), 1) if n1 > n0 else width / 2
+
+    def y(v: float) -> float:
+        return round(height - height * (v - lo) / (hi - lo), 1) if hi > lo else height / 2
+
+    line = " ".join(f"{x(p)},{y(p['elo'])}" for p in points)
+    band = " ".join([f"{x(p)},{y(p['elo'] if p['ci_high'] is None else p['ci_high'])}" for p in points]
+                    + [f"{x(p)},{y(p['elo'] if p['ci_low'] is None else p['ci_low'])}" for p in reversed(points)])
+    return {"width": width, "height": height, "line": line, "band": band, "lo": lo, "hi": hi}
+
+
+def rate_of(batches: list[tuple[datetime, int]]) -> float | None:
+    """Board pairs per second of a run of writes ``(written_at, board pairs)``, oldest
+    first: the board pairs written after the first write over the time since it (the
+    first write's board pairs were played before it, at an unknown pace). ``None`` with
+    fewer than two writes."""
+    if len(batches) < 2:
+        return None
+    span = (batches[-1][0] - batches[0][0]).total_seconds()
+    return sum(n for _, n in batches[1:]) / span if span > 0 else None
+
+
+def progress(store: Store, name: str) -> dict:
+    """How far a tournament is: board pairs stored of expected, speed, ETA and the
+    standings so far.
+
+    Returns:
+        ``{"tournament", "status", "stored", "total", "rate", "eta_s", "last_write",
+        "standings", "error"}``: ``rate`` in board pairs per second over the writes of
+        the last :data:`RATE_WINDOW_S` seconds before the newest (``None`` with fewer
+        than two writes in it); ``eta_s`` the seconds left at that rate while the
+        tournament runs (else ``None``); ``standings`` as ``arena ratings --json``.
+
+    Raises:
+        NotFound: no tournament of that name.
+    """
+    info = tournament(store, name)
+    batches = store.write_batches(name, RATE_WINDOW_S)
+    rate = rate_of(batches)
+    left = info["board_pairs_total"] - info["board_pairs"]
+    eta = left / rate if rate and info["status"] == "running" and left > 0 else None
+    board = leaderboard(store, name)
+    return {
+        "tournament": name, "status": info["status"], "stored": info["board_pairs"],
+        "total": info["board_pairs_total"], "rate": None if rate is None else round(rate, 2),
+        "eta_s": None if eta is None else round(eta, 1),
+        "last_write": str(batches[-1][0])[:19] if batches else None,
+        "standings": board["ratings"], "error": board["error"],
+    }
