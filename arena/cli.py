@@ -230,6 +230,8 @@ def replay(
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise fail(f"{where} is not JSON: {e.msg} at line {e.lineno} column {e.colno}", code=2) from None
+    except RecursionError:
+        raise fail(f"{where} nests JSON too deeply to be a deal record", code=2) from None
     items = obj if isinstance(obj, list) else [obj]
     if not items:
         raise fail(f"{where} holds an empty list: no deal record to replay", code=2)
@@ -287,7 +289,7 @@ def match(
     from .entrants import resolve_entrant
 
     if len(bots) != 2:
-        raise fail(f"give exactly two --bot options (got {len(bots)})")
+        raise fail(f"give exactly two --bot options (got {len(bots)})", code=2)
     try:
         rules = get_ruleset(ruleset.value, **_parse_options(option))
     except ValueError as e:
@@ -446,12 +448,19 @@ def tournament_run(
     rest after an interruption).  Ctrl-C stops after the board pairs in flight.
     """
     from . import tournament as tour
-    from .store import StoreError
+    from .store import RunLock, StoreError
     from .submit import SubmitError, submit
 
     from referee.manifest import load_manifest
 
     chosen = _parse_options(option)
+    if not name or "/" in name or any(not c.isprintable() for c in name):
+        raise fail(f"tournament name {name!r} must be non-empty, without '/' or control characters", code=2)
+    holder = RunLock(db).holder()
+    if holder is not None:  # refused before anything is checked or written
+        raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                   f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
+                   "wait for it to finish (reports work meanwhile) or pass another --db path")
     store = open_store(db)
     try:
         # check everything before anything is written: a failed command leaves no tournament behind
@@ -757,7 +766,7 @@ def ratings(
             raise fail(f"no tournament {tournament!r} in {db}"
                        f"{did_you_mean(tournament, [t.name for t in store.list_tournaments()])}: see `arena tournament list`")
         if tournament is not None and ruleset is not None:
-            raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)")
+            raise fail("give --tournament or --ruleset, not both (a tournament has one ruleset)", code=2)
         rs = None if tournament else (ruleset or RulesetName.classic).value
         names = None
         wanted: dict[str, str] = {}

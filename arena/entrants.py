@@ -28,14 +28,19 @@ def resolve_entrant(spec: str) -> Entrant:
         manifest = load_manifest(path)
         return Entrant(key=manifest.key, manifest=manifest)
     if _ENDPOINT.match(spec):
+        port = int(spec.rsplit(":", 1)[1])
+        if not 0 < port < 65536:
+            raise ManifestError(f"{spec!r}: port {port} is not a TCP port (1-65535)")
         return Entrant(key=remote_label(spec), endpoint=spec)
     raise ManifestError(f"{spec!r} is neither a bot folder (holding bot.toml) nor a host:port endpoint")
 
 
 def remote_label(endpoint: str, timeout_s: float = 5.0) -> str:
     """How a remote entrant is shown: ``"name@version (host:port)"`` from its GetBotInfo
-    (what the bot says of itself, made printable), or the endpoint alone when it does not
-    answer within ``timeout_s`` seconds (the match then records its start fault)."""
+    (what the bot says of itself, made printable).
+
+    Raises:
+        ManifestError: no bot answers there within ``timeout_s`` seconds."""
     import grpc
 
     from belote_arena_sdk.proto import bot_pb2 as pb
@@ -45,8 +50,9 @@ def remote_label(endpoint: str, timeout_s: float = 5.0) -> str:
     try:
         with grpc.insecure_channel(endpoint) as channel:
             info = pb_grpc.BotServiceStub(channel).GetBotInfo(pb.GetBotInfoRequest(), timeout=timeout_s)
-    except grpc.RpcError:
-        return endpoint
+    except grpc.RpcError as e:
+        raise ManifestError(f"no bot answers at {endpoint} ({e.code().name} within {timeout_s:g} s): start it "
+                            "there first, or check the address") from None
     name = printable(f"{info.name or '?'}@{info.version or '?'}", 80)
     return f"{name} ({endpoint})"
 

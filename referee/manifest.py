@@ -13,6 +13,7 @@ Optional: ``rulesets = ["classic", ...]`` (default: all four).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -26,6 +27,9 @@ PROTOCOL_MAJOR = "1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: The fields of a manifest (docs/PROTOCOL.md §1); any other is refused (a misspelt
+#: ``rulesets`` would otherwise enter the bot in every ruleset).
+FIELDS = ("name", "version", "author", "command", "protocol", "rulesets")
 #: Largest manifest read, bytes.
 MAX_MANIFEST_BYTES = 64 * 1024
 #: Largest submission: its files' total size, MiB, and their number (caches and VCS folders
@@ -106,6 +110,11 @@ def load_manifest(folder: str | Path) -> Manifest:
             raise ManifestError(f"{path}: field {key!r} must be {what}, got {value!r}")
         return value
 
+    extra = sorted(set(data) - set(FIELDS))
+    if extra:
+        close = difflib.get_close_matches(extra[0], FIELDS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ManifestError(f"{path}: unknown field {extra[0]!r}{hint}: a manifest holds {', '.join(FIELDS)}")
     name = need("name", str, "a name of letters, digits, '-' or '_'")
     if not _NAME.match(name):
         raise ManifestError(f"{path}: name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")

@@ -255,3 +255,21 @@ def test_two_databases_in_one_folder_keep_their_own_bots(tmp_path):
         r = cli("matches", "--json", "--db", tmp_path / "results" / db)
         assert [m["faults"] for m in json.loads(r.stdout)] == [0]
     assert len(paths) == 2
+
+
+def test_new_user_trial_mistakes_get_clear_answers(tmp_path):
+    """Found by a new user's trial: a misspelt manifest field, usage errors that must exit 2,
+    a deal record nested too deep, and a bot address where nothing answers."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "typo", "1.0.0")
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text().replace("rulesets =", "ruleset ="))
+    refused(cli("bots", "check", bot), "unknown field 'ruleset' (did you mean 'rulesets'?)", code=1)
+    refused(cli("match", "--bot", SAMPLES / "random", "--boards", 1), "give exactly two --bot options", code=2)
+    refused(cli("tournament", "run", "a/b", "--db", tmp_path / "a.duckdb"), "must be non-empty, without '/'", code=2)
+    refused(cli("tournament", "run", "line\nbreak", "--db", tmp_path / "a.duckdb"), "control characters", code=2)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    refused(cli("replay", deep), "nests JSON too deeply", code=2)
+    refused(cli("match", "--bot", "127.0.0.1:1", "--bot", SAMPLES / "random", "--boards", 1), "no bot answers at "
+            "127.0.0.1:1", code=1)
+    refused(cli("match", "--bot", "localhost:99999", "--bot", SAMPLES / "random"), "not a TCP port", code=1)
