@@ -284,7 +284,7 @@ def match(
     Without --seed the boards come from a secret random seed: its commitment is
     printed at the start and the seed itself at the end.
     """
-    from .matchview import run_match
+    from .matchview import MatchInterrupted, run_match
 
     from .entrants import resolve_entrant
 
@@ -303,6 +303,8 @@ def match(
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
     except ManifestError as e:
         raise fail(str(e)) from None
+    except MatchInterrupted:
+        raise typer.Exit(code=130) from None
 
 
 # ------------------------------------------------------------------------ bots
@@ -428,7 +430,11 @@ def tournament_run(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
-        min=1, max=64, help="matches played at once (with fewer matches than workers, runs of a match's boards)")] = 1,
+        min=1, max=64, help="matches played at once: 1 in the arena's process, more in as many "
+        "worker processes (few matches are cut into runs of their boards)")] = 1,
+    cluster: Annotated[str | None, typer.Option(
+        metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
+        "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
     decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
     cpu_s: CpuOption = 0,
@@ -509,13 +515,26 @@ def tournament_run(
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)
+        executor, max_boards = None, 0
+        if cluster is not None:
+            from .cluster import ClusterError, DaskExecutor
+
+            try:
+                executor = DaskExecutor(cluster, store)
+            except ClusterError as e:
+                raise fail(str(e)) from None
+            max_boards = executor.max_boards
+        where = executor.description if executor else "1 thread" if workers == 1 else f"{workers} worker processes"
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),
+            console=console,
         )
         stop = threading.Event()
         with progress:
-            task = progress.add_task("", total=None, rate="")
+            task = progress.add_task("", total=None, rate="", where=escape(where))
+            if executor is not None:
+                executor.on_workers = lambda text: progress.update(task, where=escape(text))
             first: list[int] = []  # board pairs already stored when this run began
 
             def on_progress(done: int, total: int) -> None:
@@ -533,12 +552,15 @@ def tournament_run(
                 if stop.is_set():
                     raise KeyboardInterrupt
                 stop.set()
+                err.print("stopping after the board pairs in flight… (Ctrl-C again to stop at once)",
+                          highlight=False)
 
             in_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
             try:
                 summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                                   on_progress=on_progress, stop=stop, limits=limits)
+                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                                   max_boards=max_boards)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
@@ -1276,5 +1298,8 @@ def serve(
 
 
 def main() -> None:  # pragma: no cover - console entry point
+    from .malloc import few_malloc_arenas
+
+    few_malloc_arenas()  # memory flat in the length of a run (before any thread starts)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     app()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import statistics
+import threading
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -36,6 +38,10 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     (:func:`arena.schedule.new_seed`): its commitment is printed before play and the
     seed itself once the bots are stopped (also after an interruption). Bots are told
     neither (``referee.secret``).
+
+    Ctrl-C prints "stopping after the board pair in flight…" at once; the match stops
+    after that board pair (a second Ctrl-C: at once), the boards played so far are
+    printed with how many were dropped, and :class:`MatchInterrupted` is raised.
     """
     a, b = distinct([resolve_entrant(s) for s in specs])
     secret = seed is None
@@ -54,25 +60,66 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         console=console, transient=True,
     )
+    results: list[BoardPairResult] = []
+    stop = threading.Event()
+
+    def on_sigint(signum, frame) -> None:  # Ctrl-C: answer at once, stop after the board pair in flight
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("stopping after the board pair in flight… (Ctrl-C again to stop at once)", highlight=False)
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+    interrupted = False
     try:
         with progress:
             task = progress.add_task(f"{a.key} vs {b.key}", total=boards, rate="")
 
-            def done(_result: BoardPairResult) -> None:
+            def done(result: BoardPairResult) -> None:
+                results.append(result)
                 progress.advance(task)
                 t = progress.tasks[task]
                 if t.elapsed:
                     progress.update(task, rate=f"{t.completed / t.elapsed:.1f} boards/s")
+                if stop.is_set():
+                    raise MatchStopped
 
-            # the match's own name: never told to the bots (they get an opaque id)
-            results = play_match(f"{a.key}~{b.key}", a, b, board_list, config,
-                                 permutations=lambda k: suit_permutation(seed, k), on_board_pair=done)
-        print_match(console, a.key, b.key, results, ruleset)
+            try:
+                # the match's own name: never told to the bots (they get an opaque id)
+                play_match(f"{a.key}~{b.key}", a, b, board_list, config,
+                           permutations=lambda k: suit_permutation(seed, k), on_board_pair=done, keep=False)
+            except (MatchStopped, KeyboardInterrupt):
+                interrupted = True
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+            in_main = False
+        if results:
+            print_match(console, a.key, b.key, results, ruleset)
+        if interrupted:
+            console.print(f"interrupted: {len(results)} of {boards} boards played (shown above); "
+                          f"{boards - len(results)} dropped", highlight=False)
     finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
         if secret:  # the bots are stopped: the seed can be told, e.g. to replay with --seed
             console.print(f"board seed revealed: {seed} (printf '%s' SEED | sha256sum gives the commitment; "
                           "--seed SEED deals the same boards)", highlight=False)
+    if interrupted:
+        raise MatchInterrupted(len(results), boards)
     return results
+
+
+class MatchStopped(Exception):
+    """Raised after a board pair to stop the match (Ctrl-C)."""
+
+
+class MatchInterrupted(Exception):
+    """The match was stopped by Ctrl-C after ``played`` of ``boards`` boards (the result was printed)."""
+
+    def __init__(self, played: int, boards: int):
+        super().__init__(f"interrupted after {played} of {boards} boards")
+        self.played, self.boards = played, boards
 
 
 def print_match(console: Console, a: str, b: str, results: list[BoardPairResult], ruleset: Ruleset) -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import secrets
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -44,6 +44,8 @@ __all__ = [
     "Table",
     "SECRET_SEED_BITS",
     "board_seed",
+    "iter_schedule",
+    "match_order",
     "missing",
     "new_seed",
     "pair_index",
@@ -197,28 +199,43 @@ def schedule(entrants: Sequence[str], boards: int, seed: int) -> list[BoardPair]
         ValueError: fewer than 2 entrants, a duplicate or empty or non-string
             entrant key, N < 1, a non-integer seed.
     """
+    return list(iter_schedule(entrants, boards, seed))
+
+
+def iter_schedule(entrants: Sequence[str], boards: int, seed: int) -> Iterator[BoardPair]:
+    """:func:`schedule` one job at a time: the same jobs in the same order, made as they
+    are asked for (a field of 50 with 10⁶ board pairs needs no memory up front).
+
+    Raises:
+        ValueError: see :func:`schedule` (at the call, before the first job).
+    """
     _check_entrants(entrants)
     _check_int("boards", boards)
     _check_int("seed", seed)
     if boards < 1:
         raise ValueError(f"need at least 1 board, got {boards}")
     order = [(i, j, pair_index(i, j)) for i, j in _round_robin_order(len(entrants))]
-    jobs: list[BoardPair] = []
+    return _jobs(list(entrants), order, boards, seed)
+
+
+def _jobs(entrants: list[str], order: list[tuple[int, int, int]], boards: int, seed: int) -> Iterator[BoardPair]:
     for board in range(boards):
         deck = board_seed(seed, board)
         perm = suit_permutation(seed, board)
-        jobs.extend(
-            BoardPair(
-                pair_index=k,
-                a=entrants[i],
-                b=entrants[j],
-                board=board,
-                deck_seed=deck,
-                suits=perm,
-            )
-            for i, j, k in order
-        )
-    return jobs
+        for i, j, k in order:
+            yield BoardPair(pair_index=k, a=entrants[i], b=entrants[j], board=board, deck_seed=deck, suits=perm)
+
+
+def match_order(entrants: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair (A, B) of entrants once, in the order the schedule first meets them: the
+    round-robin rounds of board 0 (each entrant at most once per round).  The order in
+    which a tournament hands out its matches; ``n(n−1)/2`` pairs (1,225 for 50 entrants).
+
+    Raises:
+        ValueError: see :func:`schedule`.
+    """
+    _check_entrants(entrants)
+    return [(entrants[i], entrants[j]) for i, j in _round_robin_order(len(entrants))]
 
 
 def missing(all_jobs: Iterable[BoardPair], done_keys: Collection[JobKey]) -> list[BoardPair]:

@@ -1288,6 +1288,20 @@ class Store:
         )
         return rows[0][0] if rows else 0
 
+    def stored_counts(self, tournament: str) -> dict[str, int]:
+        """``{match_id: board pairs stored}`` for every match of the tournament with at least one
+        (one small row per match: what a run needs up front, whatever the number of boards)."""
+        rows = self._query(
+            "SELECT p.match_id, count(*) FROM board_pairs p JOIN matches m USING (match_id) "
+            "WHERE m.tournament = ? GROUP BY p.match_id",
+            [tournament],
+        )
+        return {mid: n for mid, n in rows}
+
+    def stored_boards(self, match_id: str) -> set[int]:
+        """The board numbers stored for one match (what a resumed match skips)."""
+        return {b for (b,) in self._query("SELECT board FROM board_pairs WHERE match_id = ?", [match_id])}
+
     # ----------------------------------------------------------------- reading
     def _has_table(self, name: str) -> bool:
         """Whether the database holds table ``name`` (an old file opened read-only may lack a new one)."""

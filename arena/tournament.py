@@ -3,44 +3,50 @@
 Every pair of entrants plays the same boards (board *k* of a tournament is
 ``make_board(seed, k)``), each at two tables with seats swapped and table 2's
 suits renamed by :func:`arena.schedule.suit_permutation` (RULES.md §8).  A
-match (one pair) is played by one worker with its own bot processes; each
-finished board pair goes to the single writer (this thread), which stores it
-in one transaction.  A rerun plays only what is missing: new pairs after new
+match (one pair), or a run of its boards, is a unit of work played by one
+referee with its own bot processes, on an executor (:mod:`arena.executors`:
+a thread here, worker processes, or a Dask cluster); each finished board pair
+comes back to the single writer (this thread), which stores it in one
+transaction per batch.  A rerun plays only what is missing: new pairs after new
 entrants, the rest of a match after an interruption (the litige pot at each
 table is carried on from the stored boards).
+
+Nothing is made up front in proportion to the board pairs: units are made one
+at a time as workers free up, boards as they are played, and board pairs are
+forgotten once stored (memory is flat in the length of a match and of a
+tournament).
 """
 
 from __future__ import annotations
 
-import queue
+import math
 import shlex
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from referee.botproc import Limits
 from referee.manifest import load_manifest
-from referee.match import Entrant, MatchConfig, play_match
+from referee.match import Entrant, MatchConfig
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 from referee.rules.ruleset import TieRule
 
-from .schedule import missing, schedule, suit_permutation
+from .executors import Executor, Interrupted, Unit, Work, local_executor  # noqa: F401 - Interrupted re-exported
+from .malloc import trim_memory
+from .schedule import match_order
 from .store import RunLock, Store, match_id
 
 
 #: Finished board pairs are written together at most this often, seconds (each batch one transaction).
 FLUSH_S = 0.5
+#: The writer gives freed memory back to the system this often, seconds (:func:`arena.malloc.trim_memory`).
+TRIM_S = 5.0
 
 
 class TournamentError(ValueError):
     """A tournament request that cannot be carried out; the message says what to do."""
-
-
-class Interrupted(Exception):
-    """Raised inside workers to stop a match after the current board pair."""
 
 
 @dataclass
@@ -53,6 +59,8 @@ class RunSummary:
     interrupted: bool = False
     faults: int = 0
     errors: list[str] = field(default_factory=list)
+    where: str = ""
+    """where units were played, in words (``Executor.description``)"""
 
 
 def entrants_of(store: Store, tournament: str) -> list[Entrant]:
@@ -65,17 +73,53 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
-def _split(matches: dict[tuple[str, str], list[int]], workers: int, ruleset: Ruleset):
-    """The units of work: each match's missing boards, in order; when there are fewer
-    matches than workers, each match is cut into consecutive runs of boards played by
-    separate bot processes (not under a litige rule: its pot carries from board to board
-    at a table, RULES.md §6.3).  Results do not depend on the cut: bots reseed per deal."""
-    cuts = 1 if ruleset.tie is TieRule.LITIGE else max(1, -(-workers // max(1, len(matches))))
-    for pair, boards in matches.items():
-        boards = sorted(boards)
-        size = -(-len(boards) // cuts)
-        for i in range(0, len(boards), size):
-            yield pair, boards[i:i + size]
+#: A match is not cut into runs shorter than this many boards: each run starts its own 8 bot
+#: processes (about 1.2 s of CPU for Python bots, as much as 50 boards of trivial bots).
+MIN_RUN = 50
+
+
+def _cuts(matches: int, workers: int, boards: int, min_run: int = MIN_RUN) -> int:
+    """Into how many runs each match is cut so that ``workers`` stay busy to the end: with
+    few matches (fewer than 4 per worker), enough that the number of units is a multiple
+    of ``workers`` (3 matches on 2 workers: 6 units, 3 rounds, rather than 3 units, the
+    last played alone); runs of at least ``min_run`` boards."""
+    if workers <= 1 or matches >= 4 * workers:
+        return 1
+    c = workers // math.gcd(max(1, matches), workers)
+    return max(1, min(c, boards // max(1, min_run)))
+
+
+def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset, *,
+          workers: int = 1, max_boards: int = 0, min_run: int = MIN_RUN) -> Iterator[Unit]:
+    """The units of work of a run, made one at a time: each match's missing boards, in
+    order, in the schedule's order of matches (:func:`arena.schedule.match_order`).
+
+    When there are fewer matches to play than ``workers``, each is cut into consecutive
+    runs of boards played by separate bot processes; ``max_boards`` > 0 cuts runs longer
+    than that (units small enough to move between cluster workers).  Never under a
+    litige rule: its pot carries from board to board at a table (RULES.md §6.3).
+    Results do not depend on the cut: bots reseed per deal.  A match's ``matches`` row
+    is created when its first unit is made.
+    """
+    by_key = {e.key: e for e in entrants}
+    stored = store.stored_counts(tournament)
+    pairs = [(a, b) for a, b in match_order([e.key for e in entrants])
+             if stored.get(match_id(tournament, a, b), 0) < board_count]
+    litige = ruleset.tie is TieRule.LITIGE
+    cuts = 1 if litige else _cuts(len(pairs), workers, board_count, min_run)
+    number = 0
+    for a, b in pairs:
+        mid = match_id(tournament, a, b)
+        done = store.stored_boards(mid) if stored.get(mid) else set()
+        todo = [k for k in range(board_count) if k not in done]
+        store.add_match(tournament, mid, a, b, ruleset.name)
+        pots = (store.last_pot(mid, 1), store.last_pot(mid, 2)) if litige and done else (0, 0)
+        size = -(-len(todo) // cuts)
+        if max_boards and not litige:
+            size = min(size, max_boards)
+        for i in range(0, len(todo), size):
+            yield Unit(number, mid, by_key[a], by_key[b], tuple(todo[i:i + size]), pots)
+            number += 1
 
 
 def run(
@@ -88,19 +132,27 @@ def run(
     on_progress: Callable[[int, int], None] | None = None,
     stop: threading.Event | None = None,
     limits: Limits | None = None,
+    executor: Executor | None = None,
+    max_boards: int = 0,
+    min_run: int = MIN_RUN,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
     Args:
-        workers: matches, or runs of a match's boards, played at once (each plays its two
-            tables in turn); a match's fault count starts again in each run and on a resume.
-        on_progress: called as ``on_progress(done, total)`` after each stored board pair.
+        workers: matches, or runs of a match's boards, played at once: 1 in a thread of
+            this process, more in as many worker processes (:mod:`arena.executors`).
+            A match's fault count starts again in each run of its boards and on a resume.
+        on_progress: called as ``on_progress(done, total)`` after each stored batch.
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
+        executor: where to play (default ``local_executor(workers)``; a
+            :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
+        max_boards: cut matches into runs of at most this many boards (0: no limit).
+        min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
 
     The run holds the database's :class:`~arena.store.RunLock` throughout, and
-    the database file only while it writes (:meth:`Store.release` after each
-    batch), so reports can read it meanwhile.
+    the database file only while it uses it (:meth:`Store.release` after each
+    batch and each new unit), so reports can read it meanwhile.
 
     Raises:
         TournamentError: unknown tournament or fewer than two entrants.
@@ -108,10 +160,20 @@ def run(
     """
     lock = RunLock(store.path) if store.path is not None else None
     if lock is not None:
-        lock.acquire(tournament)
+        try:
+            lock.acquire(tournament)
+        except BaseException:
+            if executor is not None:
+                executor.close()
+            raise
     try:
         return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                    on_progress=on_progress, stop=stop, limits=limits)
+                    on_progress=on_progress, stop=stop, limits=limits, executor=executor, max_boards=max_boards,
+                    min_run=min_run)
+    except BaseException:
+        if executor is not None:  # refused before it started (closing is idempotent)
+            executor.close()
+        raise
     finally:
         store.release()
         if lock is not None:
@@ -119,8 +181,8 @@ def run(
 
 
 def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
-         on_progress: Callable[[int, int], None] | None, stop: threading.Event | None,
-         limits: Limits | None) -> RunSummary:
+         on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
+         executor: Executor | None, max_boards: int, min_run: int) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -130,92 +192,73 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         raise TournamentError(
             f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {shlex.quote(tournament)}`")
     seed, n_boards = t.seed, t.boards_per_pair
-    by_key = {e.key: e for e in entrants}
-    jobs = schedule([e.key for e in entrants], n_boards, seed)
-    todo = missing(jobs, store.done_keys(tournament))
-    summary = RunSummary(already=len(jobs) - len(todo), total=len(jobs))
-    if not todo:
+    n_pairs = len(entrants) * (len(entrants) - 1) // 2
+    already = sum(store.stored_counts(tournament).values())
+    summary = RunSummary(already=already, total=n_pairs * n_boards)
+    if already >= summary.total:
         store.set_tournament_status(tournament, "complete")
+        if executor is not None:
+            executor.close()
         return summary
     store.set_tournament_status(tournament, "running")
-    boards = {k: make_board(seed, k, ruleset.seats) for k in range(n_boards)}
-    store.add_boards(tournament, boards.values())
-    matches: dict[tuple[str, str], list[int]] = {}
-    for job in todo:
-        matches.setdefault((job.a, job.b), []).append(job.board)
+    store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
     stop = stop or threading.Event()
-    results: queue.Queue = queue.Queue()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
                          limits=limits or Limits())
-
-    store_pots = {}  # the litige pot each match's tables carry into the first missing board
-    for a, b in matches:
-        mid = match_id(tournament, a, b)
-        store.add_match(tournament, mid, a, b, ruleset.name)
-        for table in (1, 2):
-            store_pots[(mid, table)] = store.last_pot(mid, table)
-
-    def play(pair: tuple[str, str], board_numbers: list[int]) -> None:
-        a, b = pair
-        mid = match_id(tournament, a, b)
-        pots = (store_pots.get((mid, 1), 0), store_pots.get((mid, 2), 0))
-
-        def hand_over(result: BoardPairResult) -> None:
-            results.put((mid, result))
-            if stop.is_set():
-                raise Interrupted
-
-        try:
-            play_match(mid, by_key[a], by_key[b], [boards[k] for k in sorted(board_numbers)], config,
-                       permutations=lambda k: suit_permutation(seed, k), on_board_pair=hand_over, pots=pots)
-        except Interrupted:
-            pass
-
-    store.release()  # readers may open the file between batches
-    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="match")
-    futures = [pool.submit(play, pair, bs) for pair, bs in _split(matches, workers, ruleset)]
+    executor = executor or local_executor(workers)
+    summary.where = executor.description
+    workers = executor.slots
     done_count = summary.already
-    batch: list[tuple[str, BoardPairResult]] = []
+    batch: dict[tuple[str, int], tuple[str, BoardPairResult]] = {}
     last_write = time.monotonic()
+    next_trim = last_write + TRIM_S
+    stopping = False
+
+    def flush() -> None:
+        nonlocal batch, done_count, last_write
+        if batch:
+            items = list(batch.values())
+            summary.played += store.write_board_pairs(tournament, items)
+            summary.faults += sum(len(r.faults) for _, r in items)
+            done_count = summary.already + summary.played
+            batch = {}
+            if on_progress:
+                on_progress(done_count, summary.total)
+        last_write = time.monotonic()
+
     try:
+        executor.start(Work(config, n_boards),
+                       units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards,
+                             min_run=min_run))
         while True:
             try:
-                batch.append(results.get(timeout=0.05))
-                finished = False
-            except queue.Empty:
-                finished = all(f.done() for f in futures) and results.empty()
-            # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
-            if batch and (finished or time.monotonic() - last_write >= FLUSH_S):
-                store.write_board_pairs(tournament, batch)
-                store.release()
-                summary.played += len(batch)
-                summary.faults += sum(len(r.faults) for _, r in batch)
-                done_count += len(batch)
-                batch = []
-                last_write = time.monotonic()
-                if on_progress:
-                    on_progress(done_count, summary.total)
-            if finished:
-                break
-    except KeyboardInterrupt:
-        stop.set()
-        summary.interrupted = True
-        for f in futures:  # let workers finish the board pair in flight and stop their bots
-            try:
-                f.result()
-            except Exception:  # noqa: BLE001 - reported below, never lost
-                pass
-        while not results.empty():
-            batch.append(results.get())
-        store.write_board_pairs(tournament, batch)
-        summary.played += len(batch)
+                if stop.is_set() and not stopping:
+                    stopping = True
+                    executor.stop()
+                for mid, r in executor.results(0.05):
+                    batch[(mid, r.board)] = (mid, r)  # a board pair delivered twice is stored once
+                finished = executor.finished()
+                # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
+                if finished or time.monotonic() - last_write >= FLUSH_S:
+                    flush()
+                store.release()  # readers may open the file between batches (a no-op when not held)
+                if time.monotonic() >= next_trim:
+                    trim_memory()
+                    next_trim = time.monotonic() + TRIM_S
+                if finished:
+                    break
+            except KeyboardInterrupt:  # not through the CLI's handler: stop after the pairs in flight
+                stop.set()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    for f in futures:
-        if f.done() and f.exception() is not None and not isinstance(f.exception(), Interrupted):
-            summary.errors.append(repr(f.exception()))
+        summary.errors.extend(executor.close())
+        try:
+            for mid, r in executor.results(0):  # anything that came in while closing
+                batch[(mid, r.board)] = (mid, r)
+        except Exception:  # noqa: BLE001 - a closed queue: nothing more came
+            pass
+        flush()
     if stop.is_set():
         summary.interrupted = True
-    complete = summary.already + summary.played == summary.total
+    complete = summary.already + summary.played >= summary.total
     store.set_tournament_status(tournament, "complete" if complete else "interrupted")
     return summary

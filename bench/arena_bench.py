@@ -1,13 +1,30 @@
-"""Arena throughput: the default round robin (random, greedy, heuristic) at 1 and 2 workers.
+"""Arena throughput: board pairs per second on each executor, ratios taken within one run.
 
-Reports board pairs per second (a board pair = one board at both tables), the
-share of the run spent writing to DuckDB, and, for scale, the ratings fit.
-Run: ``python bench/arena_bench.py [--boards N]`` (default 30 boards per pair).
+Run: ``python bench/arena_bench.py [--field random3|samples] [--boards N] [--modes threads:1,threads:2,processes:2]``
+
+Each mode plays the same tournament (same seed, fresh database) from scratch:
+
+* ``threads:N`` — N threads of the arena's process: the code path of the release
+  before worker processes (its ``--workers N``); ``threads:1`` is ``--workers 1``;
+* ``processes:N`` — N worker processes (``--workers N``, N ≥ 2, this release);
+* ``dask:N`` — a local Dask cluster of N worker processes (``--cluster local:N``).
+
+Fields: ``random3`` — three copies of ``sample_bots/random`` (the trivial bots of
+issue 12: 3 pairs; the default, 150 boards per pair = 450 board pairs); ``samples`` —
+random, greedy and heuristic (``make run``'s field).
+
+Printed per mode: board pairs per second, the ratio to the first mode, CPU seconds
+per board pair (the arena and every process it waited for: workers, bots), and the
+share of the run spent writing to DuckDB. Every mode must store the same rows
+(checked): results never depend on the executor.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -16,50 +33,108 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import duckdb  # noqa: E402
+
 from arena import tournament  # noqa: E402
+from arena.executors import ProcessExecutor, ThreadExecutor  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.submit import submit  # noqa: E402
 from referee.rules import get_ruleset  # noqa: E402
 
+SEED = 1
 
-def run_once(boards: int, workers: int) -> tuple[float, int, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "a.duckdb"
-        store = Store.open(db)
-        rs = get_ruleset("classic")
-        store.create_tournament("bench", rs.name, rs.options(), 1, boards)
-        for bot in ("random", "greedy", "heuristic"):
-            submit(store, ROOT / "sample_bots" / bot, store_root=Path(tmp) / "bots", tournament="bench")
-        write_s = 0.0
-        original = store.write_board_pairs
 
-        def timed(*args, **kwargs):
-            nonlocal write_s
-            t0 = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                write_s += time.perf_counter() - t0
+def field(kind: str, tmp: Path) -> list[Path]:
+    if kind == "samples":
+        return [ROOT / "sample_bots" / b for b in ("random", "greedy", "heuristic")]
+    out = []
+    for name in ("random-a", "random-b", "random-c"):
+        dst = tmp / "src" / name
+        shutil.copytree(ROOT / "sample_bots" / "random", dst, ignore=shutil.ignore_patterns("__pycache__"))
+        toml = dst / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"', 1))
+        out.append(dst)
+    return out
 
-        store.write_board_pairs = timed
+
+def executor_for(mode: str):
+    kind, n = mode.split(":")
+    n = int(n)
+    if kind == "threads":
+        return ThreadExecutor(n), 0
+    if kind == "processes":
+        return ProcessExecutor(n), 0
+    if kind == "dask":
+        from arena.cluster import MAX_BOARDS, DaskExecutor
+
+        return DaskExecutor(f"local:{n}"), MAX_BOARDS
+    raise SystemExit(f"unknown mode {mode!r}: threads:N, processes:N or dask:N")
+
+
+def cpu_now() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float, int, float, float, list]:
+    folder = tmp / mode.replace(":", "-")
+    folder.mkdir()
+    db = folder / "a.duckdb"
+    store = Store.open(db)
+    rs = get_ruleset("classic")
+    store.create_tournament("bench", rs.name, rs.options(), SEED, boards)
+    for bot in bots:
+        submit(store, bot, store_root=folder / "bots", tournament="bench")
+    write_s = 0.0
+    original = store.write_board_pairs
+
+    def timed(*args, **kwargs):
+        nonlocal write_s
         t0 = time.perf_counter()
-        summary = tournament.run(store, "bench", workers=workers)
-        wall = time.perf_counter() - t0
-        store.close()
-        return wall, summary.played, write_s
+        try:
+            return original(*args, **kwargs)
+        finally:
+            write_s += time.perf_counter() - t0
+
+    store.write_board_pairs = timed
+    executor, max_boards = executor_for(mode)
+    c0, t0 = cpu_now(), time.perf_counter()
+    summary = tournament.run(store, "bench", executor=executor, max_boards=max_boards)
+    wall, cpu = time.perf_counter() - t0, cpu_now() - c0
+    assert not summary.errors, summary.errors
+    store.close()
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT match_id, board, points_a, points_b, forfeit_a, forfeit_b FROM board_pairs "
+                           "ORDER BY ALL").fetchall()
+    return wall, summary.played, write_s, cpu, rows
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--boards", type=int, default=30)
+    p.add_argument("--field", choices=["random3", "samples"], default="random3")
+    p.add_argument("--boards", type=int, default=150, help="boards per pair (default 150)")
+    p.add_argument("--modes", default="threads:1,threads:2,processes:2",
+                   help="comma-separated: threads:N, processes:N, dask:N (default threads:1,threads:2,processes:2)")
     args = p.parse_args()
-    base = None
-    for workers in (1, 2):
-        wall, played, write_s = run_once(args.boards, workers)
-        rate = played / wall
-        base = base or rate
-        print(f"workers {workers}: {played} board pairs in {wall:.1f} s = {rate:.1f} board pairs/s "
-              f"({rate / base:.2f}x workers 1); DuckDB writes {write_s:.2f} s = {write_s / wall:.1%} of the run")
+    modes = args.modes.split(",")
+    print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"field {args.field}, classic, {args.boards} boards per pair, seed {SEED}")
+    print("| mode | board pairs | wall s | board pairs/s | × first | CPU ms per board pair | DuckDB writes |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    first = reference = None
+    with tempfile.TemporaryDirectory(prefix="belote-arenabench-") as tmp:
+        bots = field(args.field, Path(tmp))
+        for mode in modes:
+            wall, played, write_s, cpu, rows = run_once(mode, bots, args.boards, Path(tmp))
+            rate = played / wall
+            first = first or rate
+            if reference is None:
+                reference = rows
+            same = "" if rows == reference else "  RESULTS DIFFER"
+            print(f"| {mode} | {played} | {wall:.1f} | {rate:.1f} | {rate / first:.2f} | "
+                  f"{cpu * 1000 / max(1, played):.0f} | {write_s / wall:.1%} |{same}", flush=True)
+            if same:
+                raise SystemExit("results differ between executors")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -270,11 +270,11 @@ class DuplicateMatch:
         turned_suit = state.turned >> 3
         obs = observe(state, state.to_act)
         request = pb.DecideRequest(
-            observation=wire.observation_pb(obs, options=self.options, deal_number=self.deal_number),
             legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
             deadline_ms=self.config.decision_ms,
             time_bank_ms=int(seat.bank_ms),
         )
+        wire.observation_pb(obs, options=self.options, deal_number=self.deal_number, out=request.observation)
         timeout_ms = self.config.decision_ms + seat.bank_ms
         t0 = time.perf_counter()
         try:
@@ -305,24 +305,34 @@ def play_match(
     match_id: str,
     a: Entrant,
     b: Entrant,
-    boards: Sequence[Board],
+    boards: Iterable[Board],
     config: MatchConfig,
     *,
     permutations: Callable[[int], Sequence[int]] = lambda board: IDENTITY,
     on_board_pair: Callable[[BoardPairResult], None] | None = None,
     pots: tuple[int, int] = (0, 0),
+    board_count: int | None = None,
+    keep: bool = True,
 ) -> list[BoardPairResult]:
     """Play ``boards`` in order between ``a`` and ``b``; return every board pair.
 
     ``permutations(board_number)`` gives table 2's suit permutation;
     ``on_board_pair`` is called after each board pair (e.g. to store it at once).
+    ``boards`` may be a generator (made one at a time); ``board_count`` is then the
+    number told to the bots (default ``len(boards)``).  With ``keep=False`` nothing
+    is kept once ``on_board_pair`` has it and an empty list is returned: memory stays
+    flat in the length of the match (issue 14 item 3).
     Bot processes are stopped when this returns or raises (KeyboardInterrupt included).
     """
+    if board_count is None:
+        board_count = len(boards)  # type: ignore[arg-type]
     results = []
-    with DuplicateMatch(match_id, a, b, config, board_count=len(boards), pots=pots) as match:
+    with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots) as match:
         for board in boards:
             result = match.play_board(board, permutations(board.number))
-            results.append(result)
+            if keep:
+                results.append(result)
             if on_board_pair is not None:
                 on_board_pair(result)
+            del result
     return results

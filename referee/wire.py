@@ -200,8 +200,14 @@ def _trick_number(obs: Observation) -> int:
     return len(obs.tricks) + 1 if in_play else 0
 
 
-def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number: int = 1) -> pb.Observation:
-    """The protocol form of :class:`~referee.rules.Observation` (RULES.md §9): nothing added."""
+def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number: int = 1,
+                   out: pb.Observation | None = None) -> pb.Observation:
+    """The protocol form of :class:`~referee.rules.Observation` (RULES.md §9): nothing added.
+
+    ``out``: an empty message to fill in place (e.g. ``request.observation``: building the
+    observation inside its request saves copying ~1.4 KB into it, about a third of the
+    time of building it); returned.
+    """
     turned_suit = obs.turned_card >> 3
     played = [_played(s, c, b, r) for s, c, b, r in obs.plays]
     played_by = {(p[0], p[1]): msg for p, msg in zip(obs.plays, played)}  # the tricks repeat these
@@ -221,40 +227,40 @@ def observation_pb(obs: Observation, *, options: pb.RulesetOptions, deal_number:
         else:
             ev.name_trump.CopyFrom(action_pb(a, turned_suit).name_trump)
         bids.append(ev)
-    out = pb.Observation(
-        ruleset=obs.ruleset.name,
-        options=options,
-        seat=obs.seat,
-        team=obs.team,
-        dealer=obs.dealer,
-        eldest=obs.eldest,
-        phase=_PHASE[obs.phase],
-        bidding_round=obs.bidding_round + 1 if obs.taker is None else bids[-1].round if bids else 1,
-        scores=list(obs.scores),
-        litige_pot=obs.pot,
-        hand_cards=[_CARD_PB[c] for c in obs.hand],
-        turned_card=_CARD_PB[obs.turned_card],
-        turned_card_on_table=obs.turned_card_on_table,
-        bids=bids,
-        trump_mode=_TRUMP_MODE[obs.trump_mode.value] if obs.trump_mode is not None else 0,
-        trump_suit=obs.trump + 1 if obs.trump is not None else 0,
-        declarations=[
-            pb.DeclarationEvent(
-                seat=d.seat, kind=_declaration_kind(d.length, d.kind.startswith("carré")), length=d.length,
-                points=d.points, top_rank=d.top + 7 if d.top is not None else 0, cards=[_CARD_PB[c] for c in d.cards],
-            )
-            for d in obs.declarations
-        ],
-        played_cards=played,
-        tricks=[
-            pb.Trick(leader=t.leader, cards=[played_by[sc] for sc in t.cards], winner=t.winner, points=t.points)
-            for t in obs.tricks
-        ],
-        trick_number=_trick_number(obs),
-        deal_number=deal_number,
-        calls=[pb.ContreeCallEvent(seat=seat, kind=_CALL_KIND[c.kind]) for seat, c in obs.calls],
-        multiplier=obs.multiplier,
+    if out is None:
+        out = pb.Observation()
+    out.ruleset = obs.ruleset.name
+    out.options.CopyFrom(options)
+    out.seat = obs.seat
+    out.team = obs.team
+    out.dealer = obs.dealer
+    out.eldest = obs.eldest
+    out.phase = _PHASE[obs.phase]
+    out.bidding_round = obs.bidding_round + 1 if obs.taker is None else bids[-1].round if bids else 1
+    out.scores.extend(obs.scores)
+    out.litige_pot = obs.pot
+    out.hand_cards.extend(_CARD_PB[c] for c in obs.hand)
+    out.turned_card.CopyFrom(_CARD_PB[obs.turned_card])
+    out.turned_card_on_table = obs.turned_card_on_table
+    out.bids.extend(bids)
+    out.trump_mode = _TRUMP_MODE[obs.trump_mode.value] if obs.trump_mode is not None else 0
+    out.trump_suit = obs.trump + 1 if obs.trump is not None else 0
+    out.declarations.extend(
+        pb.DeclarationEvent(
+            seat=d.seat, kind=_declaration_kind(d.length, d.kind.startswith("carré")), length=d.length,
+            points=d.points, top_rank=d.top + 7 if d.top is not None else 0, cards=[_CARD_PB[c] for c in d.cards],
+        )
+        for d in obs.declarations
     )
+    out.calls.extend(pb.ContreeCallEvent(seat=seat, kind=_CALL_KIND[c.kind]) for seat, c in obs.calls)
+    out.multiplier = obs.multiplier
+    out.played_cards.extend(played)
+    out.tricks.extend(
+        pb.Trick(leader=t.leader, cards=[played_by[sc] for sc in t.cards], winner=t.winner, points=t.points)
+        for t in obs.tricks
+    )
+    out.trick_number = _trick_number(obs)
+    out.deal_number = deal_number
     if obs.taker is not None:
         out.taker = obs.taker
     if obs.exchanged_by is not None:

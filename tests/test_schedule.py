@@ -296,3 +296,41 @@ def test_bad_seed_arguments() -> None:
         suit_permutation(0, -1)
     with pytest.raises(ValueError, match="seed"):
         board_seed(True, 0)
+
+
+# ---------------------------------------------------------------- issue 12: lazy schedule
+def test_iter_schedule_is_the_schedule_one_job_at_a_time():
+    from arena.schedule import iter_schedule
+
+    entrants = ["a", "b", "c", "d", "e"]
+    assert list(iter_schedule(entrants, 7, 42)) == schedule(entrants, 7, 42)
+
+
+def test_a_million_board_pairs_need_no_memory_up_front():
+    """50 entrants × 817 boards = 1,000,825 board pairs: the first jobs come without the rest
+    being made (a list of them would take hundreds of MiB)."""
+    import itertools
+    import tracemalloc
+
+    from arena.schedule import iter_schedule
+
+    entrants = [f"bot{i}@1" for i in range(50)]
+    tracemalloc.start()
+    try:
+        jobs = iter_schedule(entrants, 817, 1)
+        first = list(itertools.islice(jobs, 1300))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(entrants) * 49 // 2 * 817 == 1_000_825
+    assert first[:1225] == [j for j in schedule(entrants, 1, 1)]  # board 0 for every pair, then board 1
+    assert first[1225].board == 1
+    assert peak < 2 * 1024 * 1024, f"{peak} bytes for the first 1,300 jobs"
+
+
+def test_match_order_is_the_order_of_board_0():
+    from arena.schedule import match_order
+
+    entrants = ["a", "b", "c", "d", "e", "f"]
+    assert match_order(entrants) == [(j.a, j.b) for j in schedule(entrants, 1, 3)]
+    assert sorted(match_order(entrants)) == sorted(pairs(entrants))

@@ -136,37 +136,6 @@ def test_bots_list_and_tournament_list(played):
     assert NAME in r.stdout and "complete" in r.stdout
 
 
-def test_rerun_then_new_entrant(played, tmp_path):
-    """Runs last in this module (it changes the tournament): rerun plays nothing; a 4th entrant plays 3 pairs."""
-    _, db = played
-    r = cli("tournament", "run", NAME, "--db", db)
-    assert r.exit_code == 0, output(r)
-    assert "0 board pairs played now, 9 already stored" in r.stdout
-    r = cli("tournament", "run", NAME, "--boards", 5, "--db", db)
-    assert r.exit_code != 0 and "--boards" in output(r) and "Traceback" not in output(r)
-
-    new = copy_bot(SAMPLES / "random", tmp_path / "random2", "2.0.0")
-    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)
-    assert r.exit_code == 0, output(r)
-    assert "registered" in r.stdout and "random@2.0.0" in r.stdout
-    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)  # same content: accepted, not re-registered
-    assert r.exit_code == 0, output(r)
-    assert "already registered" in r.stdout
-
-    r = cli("tournament", "run", NAME, "--db", db)
-    assert r.exit_code == 0, output(r)
-    assert f"{3 * BOARDS} board pairs played now, {3 * BOARDS} already stored" in r.stdout
-    r = cli("ratings", "--tournament", NAME, "--json", "--db", db)
-    rows = json.loads(r.stdout)
-    assert len(rows) == 4 and all(o["boards"] == 3 * BOARDS for o in rows)
-
-    # the same name and version with other content is refused
-    (new / "bot.py").write_text((new / "bot.py").read_text() + "\n# changed\n")
-    r = cli("bots", "submit", new, "--db", db)
-    text = output(r)
-    assert r.exit_code != 0 and "already registered with different content" in text and "Traceback" not in text
-
-
 def test_readme_sql_counts_what_ratings_count(played):
     """The README's SQL (section "Results in SQL") runs, and its W-D-L per entrant equals `arena ratings`."""
     from .conftest import REPO
@@ -260,3 +229,34 @@ def test_head_to_head_shows_each_pair_as_matches_does(played):
     want = [(key(m["entrant_a"]), key(m["entrant_b"]), m["wins_a"], m["draws"], m["losses_a"]) for m in ms]
     got = [(h["a"], h["b"], h["wins"], h["draws"], h["losses"]) for h in h2h]
     assert sorted(got) == sorted(want)
+
+
+def test_rerun_then_new_entrant(played, tmp_path):
+    """Runs last in this module (it changes the tournament): rerun plays nothing; a 4th entrant plays 3 pairs."""
+    _, db = played
+    r = cli("tournament", "run", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "0 board pairs played now, 9 already stored" in r.stdout
+    r = cli("tournament", "run", NAME, "--boards", 5, "--db", db)
+    assert r.exit_code != 0 and "--boards" in output(r) and "Traceback" not in output(r)
+
+    new = copy_bot(SAMPLES / "random", tmp_path / "random2", "2.0.0")
+    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "registered" in r.stdout and "random@2.0.0" in r.stdout
+    r = cli("bots", "submit", new, "--tournament", NAME, "--db", db)  # same content: accepted, not re-registered
+    assert r.exit_code == 0, output(r)
+    assert "already registered" in r.stdout
+
+    r = cli("tournament", "run", NAME, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert f"{3 * BOARDS} board pairs played now, {3 * BOARDS} already stored" in r.stdout
+    r = cli("ratings", "--tournament", NAME, "--json", "--db", db)
+    rows = json.loads(r.stdout)
+    assert len(rows) == 4 and all(o["boards"] == 3 * BOARDS for o in rows)
+
+    # the same name and version with other content is refused
+    (new / "bot.py").write_text((new / "bot.py").read_text() + "\n# changed\n")
+    r = cli("bots", "submit", new, "--db", db)
+    text = output(r)
+    assert r.exit_code != 0 and "already registered with different content" in text and "Traceback" not in text
