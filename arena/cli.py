@@ -132,6 +132,8 @@ DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB results file", 
 MAX_SEED = 2**256 - 1
 #: How anyone checks a revealed seed against its commitment.
 VERIFY = "printf '%s' SEED | sha256sum"
+DecisionMsOption = Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")]
+MaxFaultsOption = Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")]
 CpuOption = Annotated[int, typer.Option("--cpu-s", min=0, help="bot sandbox: CPU seconds per process (0 = unlimited)")]
 MemoryOption = Annotated[int, typer.Option(
     "--memory-mib", min=0,
@@ -272,7 +274,7 @@ def match(
         "(default: 256 random bits, secret until the match ends)", show_default=False)] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
     option: OptionOption = None,
-    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+    decision_ms: DecisionMsOption = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="extra ms per bot process per match")] = 0,
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
     cpu_s: CpuOption = 0,
@@ -341,7 +343,7 @@ def bots_check(
     folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
-    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
+    decision_ms: DecisionMsOption = 1000,
     isolate: IsolateOption = True,
 ) -> None:
     """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
@@ -435,8 +437,8 @@ def tournament_run(
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
-    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
-    max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
+    decision_ms: DecisionMsOption = 1000,
+    max_faults: MaxFaultsOption = 3,
     cpu_s: CpuOption = 0,
     memory_mib: MemoryOption = 1024,
     isolate: IsolateOption = True,
@@ -999,8 +1001,8 @@ def sprt(
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: NOT secret (default: 256 random bits, secret)",
         show_default=False)] = None,
-    decision_ms: Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")] = 1000,
-    max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")] = 3,
+    decision_ms: DecisionMsOption = 1000,
+    max_faults: MaxFaultsOption = 3,
     cpu_s: CpuOption = 0,
     memory_mib: MemoryOption = 1024,
     isolate: IsolateOption = True,
