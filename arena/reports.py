@@ -118,7 +118,7 @@ def head_to_head_json(table: list[HeadToHead], fit_table: RatingTable | None) ->
             d = fit_table.fit.difference(h.a, h.b)
             diffs[(h.a, h.b)] = (*d, fit_table.fit.los(h.a, h.b))
     nan = (math.nan,) * 4
-    return [{**h.__dict__, "ci_low": num(h.ci_low, 3), "ci_high": num(h.ci_high, 3),
+    return [{**h.__dict__, "mean_margin": num(h.mean_margin, 1), "ci_low": num(h.ci_low, 1), "ci_high": num(h.ci_high, 1),
              "elo_diff": num(diffs.get((h.a, h.b), nan)[0]), "elo_diff_low": num(diffs.get((h.a, h.b), nan)[1]),
              "elo_diff_high": num(diffs.get((h.a, h.b), nan)[2]), "los": num(diffs.get((h.a, h.b), nan)[3], 4)}
             for h in table]
