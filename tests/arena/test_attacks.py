@@ -89,7 +89,7 @@ def _hashes(paths) -> dict[str, str]:
 def test_bots_cannot_touch_the_arena_or_learn_its_seed(tmp_path, monkeypatch):
     """Code theft and tampering, and the seed of a tournament (issue 9): an attack bot tries to read and
     write the other entrant's frozen copy, the DuckDB file, the project tree (referee/, arena/,
-    sample_bots/), to plant a .pth in site-packages and to change its own frozen code; a seed bot
+    the SDK), to plant a .pth in site-packages and to change its own frozen code; a seed bot
     re-deals from everything it sees and brute-forces small seeds. Through `arena bots submit` (the
     conformance check) and `arena tournament run` (a secret seed): every attempt is refused, the
     frozen copies and project files are byte-identical, nothing is planted, the database holds only
@@ -98,7 +98,7 @@ def test_bots_cannot_touch_the_arena_or_learn_its_seed(tmp_path, monkeypatch):
     db = results / "arena.duckdb"
     out = out_folder(tmp_path)
     site = Path(sysconfig.get_paths()["purelib"])
-    project = [REPO / p for p in ("referee/match.py", "arena/store.py", "sample_bots/sdk/__init__.py")]
+    project = [REPO / p for p in ("referee/match.py", "arena/store.py", "sdk/belote_arena_sdk/__init__.py")]
     pth_before = sorted(site.glob("*.pth"))
     project_before = _hashes(project)
     files_bot = attack_folder(tmp_path, "attack_files", "--out", out, "--db-dir", results, "--repo", REPO)

@@ -79,7 +79,6 @@ class FilesBot(Bot):
         self.report = Reporter(out, bot="attack_files")
         self.db_dirs, self.repos = list(db_dirs), list(repos)
         self.name_ = self.info().name
-        self.done = False
 
     def discover(self) -> None:
         """Add the results folder and project trees it can infer from what it sees."""
@@ -163,9 +162,6 @@ class FilesBot(Bot):
         raise OSError(" / ".join(results))
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
-        if not self.done:
-            self.done = True
-            self.attack()
         return self.rng.choice(request.legal_actions)
 
 
@@ -175,4 +171,6 @@ if __name__ == "__main__":
     p.add_argument("--db-dir", action="append", default=[])
     p.add_argument("--repo", action="append", default=[])
     args, rest = p.parse_known_args()
-    raise SystemExit(serve(FilesBot(args.out, args.db_dir, args.repo), rest))
+    bot = FilesBot(args.out, args.db_dir, args.repo)
+    bot.attack()  # at start-up, not in a decision: walking every file it sees takes longer than a deadline
+    raise SystemExit(serve(bot, rest))
