@@ -117,3 +117,16 @@ def test_a_bot_with_its_own_environment_and_the_installed_sdk_plays(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run.returncode == 0 and "1 board pairs played now, 0 already stored, 0 faults" in run.stdout, \
         run.stdout + run.stderr
+
+
+def test_a_bot_written_for_the_old_sdk_name_still_plays(tmp_path):
+    """Bots submitted before the SDK moved import `sample_bots.sdk` (the README said so):
+    the deprecated alias keeps them playing, in the sandbox."""
+    bot = tmp_path / "oldstyle"
+    bot.mkdir()
+    (bot / "bot.py").write_text("from sample_bots.sdk.cards import card  # a submodule, as old bots did\n"
+                                + BOT.replace("from belote_arena_sdk import", "from sample_bots.sdk import"))
+    (bot / "bot.toml").write_text(MANIFEST.replace('"./.venv/bin/python"', '"python"').replace("portable", "oldstyle"))
+    check = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "bots", "check", str(bot),
+                            "--boards", "1"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert check.returncode == 0 and "conformance check passed" in check.stdout, check.stdout + check.stderr
