@@ -1,7 +1,8 @@
 """Where a tournament's units of work are played, behind one interface (:class:`Executor`).
 
 A **unit** is a match, or a run of consecutive boards of a match, played by one
-referee with its own bot processes (kept alive from board to board of the unit);
+referee with its own bot processes (kept alive from board to board of the unit),
+the two tables of each board at once (:attr:`Work.concurrent_tables`);
 each finished board pair goes back to the one writer, the arena
 (:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
 
@@ -60,10 +61,13 @@ class Work:
     Attributes:
         config: how matches are played (ruleset, deadlines, limits, the tournament seed).
         board_count: boards per pair: the length of a match, told to the bots.
+        concurrent_tables: play each board's two tables at once (the same results:
+            :class:`referee.match.DuplicateMatch`); False plays them in turn.
     """
 
     config: MatchConfig
     board_count: int
+    concurrent_tables: bool = True
 
     @property
     def seed(self) -> int:
@@ -117,7 +121,7 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
     try:
         play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), work.config,
                    permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
-                   board_count=work.board_count, keep=False)
+                   board_count=work.board_count, keep=False, concurrent_tables=work.concurrent_tables)
     except Interrupted:
         pass
     return count

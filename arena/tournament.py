@@ -135,6 +135,7 @@ def run(
     executor: Executor | None = None,
     max_boards: int = 0,
     min_run: int = MIN_RUN,
+    concurrent_tables: bool = True,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -149,6 +150,8 @@ def run(
             :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
         max_boards: cut matches into runs of at most this many boards (0: no limit).
         min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
+        concurrent_tables: play each board's two tables at once (False: in turn); the
+            results are the same (:class:`referee.match.DuplicateMatch`).
 
     The run holds the database's :class:`~arena.store.RunLock` throughout, and
     the database file only while it uses it (:meth:`Store.release` after each
@@ -169,7 +172,7 @@ def run(
     try:
         return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
                     on_progress=on_progress, stop=stop, limits=limits, executor=executor, max_boards=max_boards,
-                    min_run=min_run)
+                    min_run=min_run, concurrent_tables=concurrent_tables)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()
@@ -182,7 +185,7 @@ def run(
 
 def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
-         executor: Executor | None, max_boards: int, min_run: int) -> RunSummary:
+         executor: Executor | None, max_boards: int, min_run: int, concurrent_tables: bool) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -227,7 +230,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         last_write = time.monotonic()
 
     try:
-        executor.start(Work(config, n_boards),
+        executor.start(Work(config, n_boards, concurrent_tables=concurrent_tables),
                        units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards,
                              min_run=min_run))
         while True:

@@ -58,7 +58,7 @@ def field(kind: str, tmp: Path) -> list[Path]:
 
 
 def executor_for(mode: str):
-    kind, n = mode.split(":")
+    kind, n = mode.removesuffix("/seq").split(":")
     n = int(n)
     if kind == "threads":
         return ThreadExecutor(n), 0
@@ -77,7 +77,7 @@ def cpu_now() -> float:
 
 
 def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float, int, float, float, list]:
-    folder = tmp / mode.replace(":", "-")
+    folder = tmp / mode.replace(":", "-").replace("/", "-")
     folder.mkdir()
     db = folder / "a.duckdb"
     store = Store.open(db)
@@ -99,7 +99,8 @@ def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float
     store.write_board_pairs = timed
     executor, max_boards = executor_for(mode)
     c0, t0 = cpu_now(), time.perf_counter()
-    summary = tournament.run(store, "bench", executor=executor, max_boards=max_boards)
+    summary = tournament.run(store, "bench", executor=executor, max_boards=max_boards,
+                             concurrent_tables=not mode.endswith("/seq"))
     wall, cpu = time.perf_counter() - t0, cpu_now() - c0
     assert not summary.errors, summary.errors
     store.close()

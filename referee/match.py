@@ -10,7 +10,15 @@ malformed, wrong-kind or illegal answer — never stops the match: the referee
 plays the fallback (the first legal action, in the engine's order), records the
 fault, restarts a bot that timed out or died, and the faulting entrant forfeits
 the board.  After ``max_faults`` faults an entrant forfeits the rest of the
-match (its seats then play the fallback without being asked).
+match (its seats then play the fallback without being asked).  The two tables of
+a board may be played at once (``concurrent_tables``), so a table counts the
+faults of earlier boards and its own, and the other table's of the same board
+only from the next board: the same forfeits whichever table finishes first.
+
+Decisions are asked over ``grpc.aio`` (:meth:`referee.botproc.BotClient.decide_async`)
+on the match's own event loop; a unit of a tournament plays both tables of each
+board at once on it (issue 12: the referee's client costs less CPU per call, and
+one set of bot processes keeps two tables busy).
 
 A decision with exactly one legal action is played by the referee without a
 call (its time is recorded as 0 ms).
@@ -22,9 +30,11 @@ Bots are told nothing that contains or derives invertibly from the match's seed
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import grpc
@@ -92,6 +102,8 @@ class _Seat:
         self.key = key
         self.generation = 0
         self.client: BotClient | None = None
+        self.starting: BotClient | None = None
+        self.failed_start: str | None = None  # a start before the first board failed: its fault is due
         self.bank_ms = float(config.time_bank_ms)
         self.start_error: str | None = None
 
@@ -105,6 +117,7 @@ class _Seat:
             startup_s=self.config.startup_s, limits=self.config.limits, content_hash=self.entrant.content_hash,
         )
         self.generation += 1
+        self.starting = client  # the match's close() stops it, from another thread, if it must
         try:
             client.start()
             client.start_match(start_request)
@@ -115,6 +128,8 @@ class _Seat:
         except BaseException:  # e.g. KeyboardInterrupt while it starts: the seat does not hold it yet
             client.close()
             raise
+        finally:
+            self.starting = None
         self.client = client
         return client
 
@@ -122,6 +137,12 @@ class _Seat:
         if self.client is not None:
             self.client.close()
             self.client = None
+
+    async def aclose(self) -> None:
+        """:meth:`close` from the match's event loop: its ``grpc.aio`` channel closed there first."""
+        if self.client is not None:
+            await self.client.aclose_aio()
+        self.close()
 
 
 def _exited(client: BotClient, wait_s: float = 0.25) -> bool:
@@ -174,13 +195,16 @@ class DuplicateMatch:
         config: how to play.
         board_count: the number of boards of the match (told to the bots).
         pots: the litige pot carried into the first board at table 1 and 2 (resuming).
+        concurrent_tables: play a board's two tables at once (each has its own bot
+            processes); the results are the same as one after the other.
     """
 
     def __init__(self, match_id: str, a: Entrant, b: Entrant, config: MatchConfig, *,
-                 board_count: int, pots: tuple[int, int] = (0, 0)):
+                 board_count: int, pots: tuple[int, int] = (0, 0), concurrent_tables: bool = False):
         self.match_id, self.a, self.b, self.config = match_id, a, b, config
         self.key = config.key
         self.public_id = secret.public_match_id(self.key, match_id)  # the match id bots are told
+        self.concurrent_tables = concurrent_tables
         n = config.ruleset.seats
         self.seats: dict[tuple[int, int], _Seat] = {}
         for table in (1, 2):
@@ -191,7 +215,11 @@ class DuplicateMatch:
         self.tables[1].pot, self.tables[2].pot = pots
         self.faults = {a.key: 0, b.key: 0}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
-        self.deal_number = 0  # the current deal's secret.deal_number: stable when a match is resumed
+        self._loop = asyncio.new_event_loop()
+        self._started = False  # every seat's bot started before the first board
+        # bots start on these threads, alive until the match is closed (a bot's death signal is
+        # tied to the thread that started it: referee.launch), so a start never stalls the other table
+        self._starter = ThreadPoolExecutor(max_workers=len(self.seats), thread_name_prefix="bot-start")
 
     def __enter__(self) -> DuplicateMatch:
         return self
@@ -200,13 +228,30 @@ class DuplicateMatch:
         self.close()
 
     def close(self) -> None:
-        for s in self.seats.values():
-            if s.client is not None:
-                try:
-                    s.client.end_match(pb.EndMatchRequest(match_id=self.public_id, scores=self.tables[s.table].scores))
-                except grpc.RpcError:
-                    pass
-            s.close()
+        """Tell every bot the match ended, stop its process; safe to call twice."""
+        if self._loop.is_closed():
+            return
+        try:
+            for s in self.seats.values():  # a bot still starting (after an interrupt) gives up at once
+                if s.starting is not None:
+                    s.starting.close()
+            pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            for s in self.seats.values():
+                if s.client is not None:
+                    try:
+                        s.client.end_match(pb.EndMatchRequest(match_id=self.public_id, scores=self.tables[s.table].scores))
+                    except grpc.RpcError:
+                        pass
+                    self._loop.run_until_complete(s.aclose())
+        finally:
+            for s in self.seats.values():
+                s.close()
+            self._starter.shutdown(wait=True, cancel_futures=True)
+            self._loop.close()
 
     def forfeited(self, key: str) -> bool:
         """True once ``key`` has reached ``max_faults`` faults in this match."""
@@ -214,36 +259,73 @@ class DuplicateMatch:
 
     def play_board(self, board: Board, permutation: Sequence[int] = IDENTITY) -> BoardPairResult:
         """Play ``board`` at both tables (table 2 with suits renamed by ``permutation``)."""
-        forfeit_before = {k: self.forfeited(k) for k in self.faults}
-        t1 = self._play_table(1, board, IDENTITY)
-        t2 = self._play_table(2, board, tuple(permutation))
+        return self._loop.run_until_complete(self._play_board(board, tuple(permutation)))
+
+    async def _start_all(self) -> None:
+        """Start every seat's bot at once, on the starter threads, before the match's first
+        board: a unit's bots start in the time of the slowest instead of one after the other.
+        A seat that fails to start keeps its error for its first decision (a start fault
+        there, as if it had started then); a forfeited entrant's seats are not started."""
+        todo = [s for s in self.seats.values() if s.client is None and not self.forfeited(s.entrant.key)]
+        if not todo:
+            return
+        clients = await asyncio.gather(*(
+            self._loop.run_in_executor(self._starter, s.ensure, self._start_request(s)) for s in todo))
+        for s, client in zip(todo, clients):
+            if client is None:
+                s.failed_start = s.start_error or "the bot did not start"
+
+    def _start_request(self, seat: _Seat) -> pb.StartMatchRequest:
+        return pb.StartMatchRequest(
+            match_id=self.public_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
+
+    async def _play_board(self, board: Board, permutation: tuple[int, ...]) -> BoardPairResult:
+        if not self._started:
+            self._started = True
+            await self._start_all()
+        before = dict(self.faults)
+        if self.concurrent_tables:
+            async with asyncio.TaskGroup() as group:
+                first = group.create_task(self._play_table(1, board, IDENTITY, before))
+                second = group.create_task(self._play_table(2, board, permutation, before))
+            t1, t2 = first.result(), second.result()
+        else:
+            t1 = await self._play_table(1, board, IDENTITY, before)
+            t2 = await self._play_table(2, board, permutation, before)
+        for f in t1.faults + t2.faults:
+            self.faults[f.entrant] += 1
         faulted = {f.entrant for f in t1.faults + t2.faults}
+        max_faults = self.config.max_faults
         return BoardPairResult(
             board=board.number, a=self.a.key, b=self.b.key, tables=(t1, t2),
-            forfeit_a=self.a.key in faulted or forfeit_before[self.a.key],
-            forfeit_b=self.b.key in faulted or forfeit_before[self.b.key],
+            forfeit_a=self.a.key in faulted or before[self.a.key] >= max_faults,
+            forfeit_b=self.b.key in faulted or before[self.b.key] >= max_faults,
         )
 
-    def _play_table(self, table: int, board: Board, permutation: tuple[int, ...]) -> TableResult:
+    async def _play_table(self, table: int, board: Board, permutation: tuple[int, ...],
+                          before: dict[str, int]) -> TableResult:
+        """One table of a board; ``before``: each entrant's faults before this board."""
         deck = board.deck if permutation == IDENTITY else relabel(board.deck, permutation)
         bm = self.tables[table]
         state = bm.new_deal(deck, board.dealer)
-        self.deal_number = secret.deal_number(self.key, self.match_id, table, board.number)
+        deal_number = secret.deal_number(self.key, self.match_id, table, board.number)
         decisions: list[Decision] = []
         faults: list[Fault] = []
+        counted = dict(before)  # this table's view: earlier boards and its own faults
+        max_faults = self.config.max_faults
         ns = self.a if table == 1 else self.b
         ew = self.b if table == 1 else self.a
         while not state.is_terminal():
             seat_no = state.to_act
             legal = state.legal_actions()
             seat = self.seats[(table, seat_no)]
-            if len(legal) == 1 or self.forfeited(seat.entrant.key):
+            if len(legal) == 1 or counted[seat.entrant.key] >= max_faults:
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             else:
-                action, ms, kind, detail = self._ask(seat, state, legal)
+                action, ms, kind, detail = await self._ask(seat, state, legal, deal_number)
             if kind is not None:
                 faults.append(Fault(kind, board.number, table, seat_no, seat.entrant.key, printable(detail)))
-                self.faults[seat.entrant.key] += 1
+                counted[seat.entrant.key] += 1
                 action = legal[0]
             decisions.append(Decision(seat_no, action.to_json(), round(ms, 3), kind))
             state.apply(action)
@@ -256,17 +338,20 @@ class DuplicateMatch:
             record=record, outcome=outcome, decisions=decisions, faults=faults,
         )
 
-    def _ask(self, seat: _Seat, state: DealState, legal: list):
+    async def _ask(self, seat: _Seat, state: DealState, legal: list, deal_number: int):
         """Ask a seat's bot; return (action or None, ms, fault kind or None, detail)."""
         if seat.client is not None and not seat.client.alive():  # every death is a fault, not only one in a call
             detail = _crash_detail(seat.client, " after its last answer")
-            seat.close()
+            await seat.aclose()
             return None, 0.0, FaultKind.CRASH, detail
-        start_request = pb.StartMatchRequest(
-            match_id=self.public_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
-        client = seat.ensure(start_request)
+        client = seat.client
+        if seat.failed_start is not None:  # its start before the first board failed
+            detail, seat.failed_start = seat.failed_start, None
+            return None, 0.0, FaultKind.START, detail
         if client is None:
-            return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"
+            client = await self._loop.run_in_executor(self._starter, seat.ensure, self._start_request(seat))
+            if client is None:
+                return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"
         turned_suit = state.turned >> 3
         obs = observe(state, state.to_act)
         request = pb.DecideRequest(
@@ -274,16 +359,16 @@ class DuplicateMatch:
             deadline_ms=self.config.decision_ms,
             time_bank_ms=int(seat.bank_ms),
         )
-        wire.observation_pb(obs, options=self.options, deal_number=self.deal_number, out=request.observation)
+        wire.observation_pb(obs, options=self.options, deal_number=deal_number, out=request.observation)
         timeout_ms = self.config.decision_ms + seat.bank_ms
         t0 = time.perf_counter()
         try:
-            response = client.decide(request, timeout_ms / 1000.0)
+            response = await client.decide_async(request, timeout_ms / 1000.0)
         except grpc.RpcError as err:
             ms = (time.perf_counter() - t0) * 1000
             kind, detail = _fault_from_rpc(err, client)
             if kind in _RESTART_AFTER:  # a bot that timed out may be stuck in its handler
-                seat.close()
+                await seat.aclose()
             return None, ms, kind, detail
         ms = (time.perf_counter() - t0) * 1000
         if ms > self.config.decision_ms:
@@ -313,6 +398,7 @@ def play_match(
     pots: tuple[int, int] = (0, 0),
     board_count: int | None = None,
     keep: bool = True,
+    concurrent_tables: bool = False,
 ) -> list[BoardPairResult]:
     """Play ``boards`` in order between ``a`` and ``b``; return every board pair.
 
@@ -321,13 +407,15 @@ def play_match(
     ``boards`` may be a generator (made one at a time); ``board_count`` is then the
     number told to the bots (default ``len(boards)``).  With ``keep=False`` nothing
     is kept once ``on_board_pair`` has it and an empty list is returned: memory stays
-    flat in the length of the match (issue 14 item 3).
+    flat in the length of the match (issue 14 item 3).  ``concurrent_tables`` plays each
+    board's two tables at once (:class:`DuplicateMatch`): the same results, sooner.
     Bot processes are stopped when this returns or raises (KeyboardInterrupt included).
     """
     if board_count is None:
         board_count = len(boards)  # type: ignore[arg-type]
     results = []
-    with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots) as match:
+    with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots,
+                        concurrent_tables=concurrent_tables) as match:
         for board in boards:
             result = match.play_board(board, permutations(board.number))
             if keep:

@@ -162,9 +162,9 @@ class CallLog:
 
 
 def install_call_log(monkeypatch) -> CallLog:
-    """Patch ``_Seat.ensure`` and ``BotClient.decide`` to record every start and call."""
+    """Patch ``_Seat.ensure`` and ``BotClient.decide_async`` (the referee's call) to record every start and call."""
     log = CallLog()
-    ensure, decide = match_module._Seat.ensure, BotClient.decide
+    ensure, decide = match_module._Seat.ensure, BotClient.decide_async
 
     def logged_ensure(self, start_request):
         before = self.client
@@ -176,10 +176,10 @@ def install_call_log(monkeypatch) -> CallLog:
             log.events.append(("start", self.entrant.key, self.table, self.seat, pid, client.seed))
         return client
 
-    def logged_decide(self, request, timeout_s):
+    async def logged_decide(self, request, timeout_s):
         log.events.append(("decide", self.name, self.process.pid if self.process is not None else None))
-        return decide(self, request, timeout_s)
+        return await decide(self, request, timeout_s)
 
     monkeypatch.setattr(match_module._Seat, "ensure", logged_ensure)
-    monkeypatch.setattr(BotClient, "decide", logged_decide)
+    monkeypatch.setattr(BotClient, "decide_async", logged_decide)
     return log

@@ -118,10 +118,13 @@ def test_a_bot_over_its_cpu_limit_is_killed_and_forfeits(tmp_path, monkeypatch):
     assert [r.board for r in results] == list(range(BOARDS))
     faults = faults_of(results)
     print("cpuburn faults:", [(f.board, f.kind, f.detail[:60]) for f in faults])
-    assert len(faults) == 3, faults
     assert all(f.kind in (FaultKind.CRASH, FaultKind.TIMEOUT) and f.entrant == bad.key for f in faults), faults
     assert FaultKind.CRASH in {f.kind for f in faults}
+    # the third fault ends the match for it: a table counts earlier boards' faults and its own
     last = max(f.board for f in faults)
+    before = sum(f.board < last for f in faults)
+    assert before < 3 <= len(faults), faults
+    assert all(sum(f.board == last and f.table == t for f in faults) <= 3 - before for t in (1, 2)), faults
     assert [r.forfeit_b for r in results][last:] == [True] * (BOARDS - last)
     assert not any(r.forfeit_a for r in results)
     assert_replays(results)

@@ -30,14 +30,17 @@ DECISION_MS = 250
 BOARD_SEED = 11
 
 
-def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None, **config):
-    """Play ``boards`` boards of ``ruleset`` between entrants ``a`` and ``b``."""
+def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None,
+         concurrent_tables: bool = False, **config):
+    """Play ``boards`` boards of ``ruleset`` between entrants ``a`` and ``b`` (a board's two
+    tables one after the other, or at once with ``concurrent_tables``)."""
     rs = RULESETS[ruleset]
     config.setdefault("decision_ms", DECISION_MS)
     cfg = MatchConfig(ruleset=rs, seed=3, **config)
     board_list = [make_board(BOARD_SEED, k, rs.seats) for k in range(boards)]
     return play_match("test-match", a, b, board_list, cfg,
-                      permutations=lambda k: suit_permutation(BOARD_SEED, k), on_board_pair=on_board_pair)
+                      permutations=lambda k: suit_permutation(BOARD_SEED, k), on_board_pair=on_board_pair,
+                      concurrent_tables=concurrent_tables)
 
 
 def seat_entrant(result: BoardPairResult, table: int, seat: int) -> str:
@@ -146,18 +149,24 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
 
 # ------------------------------------------------------------- max_faults
 @pytest.mark.guard(60)
+@pytest.mark.parametrize("concurrent", [False, True], ids=["tables-in-turn", "tables-at-once"])
 @pytest.mark.parametrize(("bot", "args", "kind"), [
     pytest.param("sleepy", ("--sleep", "1.5"), FaultKind.TIMEOUT, id="sleepy"),
     pytest.param("crasher", (), FaultKind.CRASH, id="crasher"),
     pytest.param("illegal", (), FaultKind.ILLEGAL, id="illegal"),
 ])
-def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind):
+def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind,
+                                                                          concurrent):
+    """A table counts the faults of earlier boards and its own; the other table's of the same
+    board count from the next board (referee/match.py), so both tables of board 1 reach
+    max_faults whether they are played in turn or at once."""
     log = install_call_log(monkeypatch)
     bad = entrant(tmp_path, bot, "--deals", deals(1), "--every", *args)  # every decision of board 1 on
     good = entrant(tmp_path, "random")
-    results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done)
+    results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done, concurrent_tables=concurrent)
 
-    assert [len(r.faults) for r in results] == [0, 3, 0, 0]
+    assert [len(r.faults) for r in results] == [0, 6, 0, 0]
+    assert [sum(f.table == t for f in results[1].faults) for t in (1, 2)] == [3, 3]
     assert all(f.kind == kind and f.entrant == bad.key for f in results[1].faults)
     assert [r.forfeit_b for r in results] == [False, True, True, True]
     assert [r.forfeit_a for r in results] == [False, False, False, False]
@@ -167,10 +176,11 @@ def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_p
     assert calls[2] == calls[3] == 0, calls
     assert calls == {r.board: sum(d.ms > 0 for d in decisions_of(r, bad.key)) for r in results}
     assert log.decides_by_board(good.key)[3] > 0  # the other entrant is still asked
-    # after the third fault the forfeiting seats are played by the referee, never asked
-    board1 = decisions_of(results[1], bad.key)
-    third = [i for i, d in enumerate(board1) if d.fault][2]
-    assert all(d.ms == 0 and d.fault is None for d in board1[third + 1:])
+    # after a table's third fault the forfeiting seats are played by the referee, never asked
+    for t in results[1].tables:
+        mine = [d for d in t.decisions if seat_entrant(results[1], t.table, d.seat) == bad.key]
+        third = [i for i, d in enumerate(mine) if d.fault][2]
+        assert all(d.ms == 0 and d.fault is None for d in mine[third + 1:])
     assert all(d.ms == 0 and d.fault is None for r in results[2:] for d in decisions_of(r, bad.key))
     # ...and never restarted
     board_of_start, board = [], 0
@@ -192,12 +202,14 @@ def test_a_bot_that_exits_at_start_up_is_a_start_fault(tmp_path, monkeypatch):
     results = play(tmp_path, bad, good, 2, max_faults=3, on_board_pair=log.board_done)
 
     faults = [f for r in results for f in r.faults]
-    assert [f.kind for f in faults] == [FaultKind.START] * 3
+    # each table of board 0 counts its own three (referee/match.py: the other table's from the next board)
+    assert [f.kind for f in faults] == [FaultKind.START] * 6
+    assert [f.table for f in faults] == [1, 1, 1, 2, 2, 2]
     assert all(f.entrant == bad.key and f.board == 0 for f in faults)
     assert "status 3" in faults[0].detail and "giving up at start-up" in faults[0].detail
     assert [r.forfeit_a for r in results] == [True, True]
     assert [r.forfeit_b for r in results] == [False, False]
-    assert len(log.failed_starts(bad.key)) == 3 and not log.starts(bad.key)
+    assert len(log.failed_starts(bad.key)) == 6 and not log.starts(bad.key)
     assert not [e for e in log.events if e[0] == "decide" and e[1] == bad.key]
     assert_replays(results)
     assert_no_leftovers(tmp_path)
@@ -208,13 +220,17 @@ def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, mon
     log = install_call_log(monkeypatch)
     bad = entrant(tmp_path, "startfail", "--how", "silent")
     good = entrant(tmp_path, "random")
-    results = play(tmp_path, good, bad, 1, max_faults=2, startup_s=1.0)
+    results = play(tmp_path, good, bad, 1, max_faults=2, startup_s=1.0, concurrent_tables=True)
 
     faults = results[0].faults
-    assert [f.kind for f in faults] == [FaultKind.START] * 2
+    assert [f.kind for f in faults] == [FaultKind.START] * 4  # two at each table, played at once
+    assert sorted(f.table for f in faults) == [1, 1, 2, 2]
     assert all("accepted no gRPC connection" in f.detail for f in faults)
     assert results[0].forfeit_b and not results[0].forfeit_a
-    assert len(log.failed_starts(bad.key)) == 2
+    # its four seats are all started before the first board; table 1 asks the seat it asks
+    # first twice (a new start for its second decision), then forfeits before asking the other
+    tried = [(e[2], e[3]) for e in log.failed_starts(bad.key)]
+    assert sorted(set(tried)) == [(1, 1), (1, 3), (2, 0), (2, 2)] and len(tried) == 5, tried
     assert_no_leftovers(tmp_path)
 
 

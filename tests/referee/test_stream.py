@@ -26,17 +26,18 @@ from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
 
 
 def _record_transport(monkeypatch) -> list[tuple[str, bool | None]]:
-    """Patch ``BotClient.decide`` to record (bot name, whether its stream works) after each decision."""
+    """Patch ``BotClient.decide_async`` (the referee's call) to record (bot name, whether its stream
+    works) after each decision."""
     seen: list[tuple[str, bool | None]] = []
-    decide = BotClient.decide
+    decide = BotClient.decide_async
 
-    def recorded(self, req, timeout_s):
+    async def recorded(self, req, timeout_s):
         try:
-            return decide(self, req, timeout_s)
+            return await decide(self, req, timeout_s)
         finally:
             seen.append((self.name, self._stream_works))
 
-    monkeypatch.setattr(BotClient, "decide", recorded)
+    monkeypatch.setattr(BotClient, "decide_async", recorded)
     return seen
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import select
 import subprocess
 import sys
 import time
@@ -51,9 +52,13 @@ class ResourceBot(Bot):
         self.done = False
 
     def fork_bomb(self, out: str) -> None:
-        """Start the helper (this file with ``--bomb``), which reports and then holds its children."""
-        subprocess.Popen([sys.executable, __file__, "--bomb", "--out", out, "--mode", "fork"],
-                         stdin=subprocess.DEVNULL)
+        """Start the helper (this file with ``--bomb``), which reports and then holds its children;
+        wait (at most 4 s, inside the decision's deadline) until it has reported, so a short
+        match cannot end before the attack was made."""
+        helper = subprocess.Popen([sys.executable, __file__, "--bomb", "--out", out, "--mode", "fork"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        if select.select([helper.stdout], [], [], 4.0)[0]:
+            helper.stdout.readline()
 
     def fill(self, folder: str) -> str:
         written, index, f = 0, 0, None
@@ -134,6 +139,7 @@ def bomb(out: str) -> None:
             n += 1
         return f"{n} children and no limit reached"
     Reporter(out, bot="attack_resources", mode="fork").attempt("res:fork-bomb", fork_loop)
+    print("reported", flush=True)  # the bot waits for this line
     time.sleep(120)  # hold the children until the sandbox ends
 
 
