@@ -432,8 +432,8 @@ def tournament_run(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
-        min=1, max=64, help="matches played at once: 1 in the arena's process, more in as many "
-        "worker processes (few matches are cut into runs of their boards)")] = 1,
+        min=1, max=64, help="tables played at once: 1 in the arena's process, more in worker "
+        "processes of two tables each (few matches are cut into runs of their boards)")] = 1,
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
@@ -526,7 +526,9 @@ def tournament_run(
             except ClusterError as e:
                 raise fail(str(e)) from None
             max_boards = executor.max_boards
-        where = executor.description if executor else "1 thread" if workers == 1 else f"{workers} worker processes"
+        if executor is None:
+            executor = tour.local_executor(workers)
+        where = executor.description
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),

@@ -185,6 +185,8 @@ class DaskExecutor:
         """The cluster's workers now."""
         return len(self.client.nthreads())
 
+    concurrent_tables = True  # each unit plays its board's two tables at once
+
     @property
     def slots(self) -> int:
         """Units played at once: the workers' threads."""

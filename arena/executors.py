@@ -7,10 +7,11 @@ each finished board pair goes back to the one writer, the arena
 (:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
 
 * :class:`ThreadExecutor` — threads of the arena's own process (``--workers 1``:
-  the referee shares the arena's interpreter);
+  one table at a time, the referee sharing the arena's interpreter);
 * :class:`ProcessExecutor` — worker processes of this machine (``--workers N``,
-  N ≥ 2), started with the ``spawn`` method: each referee has an interpreter of its
-  own, so tables run on every core instead of sharing one interpreter's lock;
+  N ≥ 2: N tables at once, two per process), started with the ``spawn`` method:
+  each referee has an interpreter of its own, so tables run on every core instead
+  of sharing one interpreter's lock;
 * :class:`arena.cluster.DaskExecutor` — Dask workers, here or on other machines
   (``--cluster``).
 
@@ -138,6 +139,8 @@ class Executor(Protocol):
     """Where units are played, in words (e.g. "2 worker processes"), for the progress display."""
     slots: int
     """Units played at once (how finely few matches are cut into runs of boards)."""
+    concurrent_tables: bool
+    """Whether a unit plays each board's two tables at once (:attr:`Work.concurrent_tables`)."""
 
     def start(self, work: Work, units: Iterator[Unit]) -> None:
         """Begin playing ``units`` (taken from the iterator as workers free up)."""
@@ -197,8 +200,9 @@ class _PoolExecutor:
 
     AHEAD = 2  # units submitted per worker before one finishes
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, concurrent_tables: bool = True):
         self.workers = self.slots = max(1, workers)
+        self.concurrent_tables = concurrent_tables
         self._pending: dict[int, Future] = {}
         self._expected: dict[int, int] = {}  # unit number -> board pairs its task reported
         self._received: dict[int, int] = {}
@@ -288,12 +292,13 @@ class _PoolExecutor:
 class ThreadExecutor(_PoolExecutor):
     """Units on threads of this process (``--workers 1``, and the old multi-thread path for benchmarks)."""
 
-    def __init__(self, workers: int = 1):
-        super().__init__(workers)
+    def __init__(self, workers: int = 1, concurrent_tables: bool = True):
+        super().__init__(workers, concurrent_tables)
         self._queue: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="match")
-        self.description = "1 thread" if self.workers == 1 else f"{self.workers} threads"
+        tables = self.workers * (2 if concurrent_tables else 1)
+        self.description = f"{_tables(tables)} at once, {_plural(self.workers, 'thread')}"
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit, (self._queue, self._stop))
@@ -302,14 +307,15 @@ class ThreadExecutor(_PoolExecutor):
 class ProcessExecutor(_PoolExecutor):
     """Units on worker processes of this machine (``spawn``: nothing inherited but what is sent)."""
 
-    def __init__(self, workers: int):
-        super().__init__(workers)
+    def __init__(self, workers: int, concurrent_tables: bool = True):
+        super().__init__(workers, concurrent_tables)
         ctx = multiprocessing.get_context("spawn")
         self._queue = ctx.Queue()
         self._stop = ctx.Event()
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
                                          initargs=(self._queue, self._stop, os.getpid()))
-        self.description = f"{self.workers} worker processes"
+        tables = self.workers * (2 if concurrent_tables else 1)
+        self.description = f"{_tables(tables)} at once, {_plural(self.workers, 'worker process', 'worker processes')}"
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit)
@@ -323,6 +329,20 @@ class ProcessExecutor(_PoolExecutor):
         return errors
 
 
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _tables(n: int) -> str:
+    return _plural(n, "table")
+
+
 def local_executor(workers: int) -> Executor:
-    """``--workers N``: one thread of this process for N = 1, else N worker processes."""
-    return ThreadExecutor(1) if workers <= 1 else ProcessExecutor(workers)
+    """``--workers N``: N tables played at once (like a chess tester's concurrency).
+
+    N = 1: one table at a time, in a thread of this process.  N ≥ 2: ⌈N/2⌉ worker
+    processes, each playing a unit with its board's two tables at once (one set of
+    bot processes keeps two tables busy; an odd N is rounded up)."""
+    if workers <= 1:
+        return ThreadExecutor(1, concurrent_tables=False)
+    return ProcessExecutor(-(-workers // 2))

@@ -135,13 +135,13 @@ def run(
     executor: Executor | None = None,
     max_boards: int = 0,
     min_run: int = MIN_RUN,
-    concurrent_tables: bool = True,
+    concurrent_tables: bool | None = None,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
     Args:
-        workers: matches, or runs of a match's boards, played at once: 1 in a thread of
-            this process, more in as many worker processes (:mod:`arena.executors`).
+        workers: tables played at once: 1 in a thread of this process, more in ⌈N/2⌉
+            worker processes, two tables each (:func:`arena.executors.local_executor`).
             A match's fault count starts again in each run of its boards and on a resume.
         on_progress: called as ``on_progress(done, total)`` after each stored batch.
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
@@ -150,8 +150,8 @@ def run(
             :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
         max_boards: cut matches into runs of at most this many boards (0: no limit).
         min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
-        concurrent_tables: play each board's two tables at once (False: in turn); the
-            results are the same (:class:`referee.match.DuplicateMatch`).
+        concurrent_tables: play each board's two tables at once (False: in turn; None: as the
+            executor does); the results are the same (:class:`referee.match.DuplicateMatch`).
 
     The run holds the database's :class:`~arena.store.RunLock` throughout, and
     the database file only while it uses it (:meth:`Store.release` after each
@@ -185,7 +185,7 @@ def run(
 
 def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
-         executor: Executor | None, max_boards: int, min_run: int, concurrent_tables: bool) -> RunSummary:
+         executor: Executor | None, max_boards: int, min_run: int, concurrent_tables: bool | None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -230,6 +230,8 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         last_write = time.monotonic()
 
     try:
+        if concurrent_tables is None:
+            concurrent_tables = executor.concurrent_tables
         executor.start(Work(config, n_boards, concurrent_tables=concurrent_tables),
                        units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards,
                              min_run=min_run))

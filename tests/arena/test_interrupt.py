@@ -59,7 +59,7 @@ def _stored(db: Path) -> int:
 def test_ctrl_c_answers_at_once_and_workers_stop(tmp_path):
     db = tmp_path / "a.duckdb"
     p, out, err = _arena(["tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
-                          "--bots", SAMPLES / "heuristic", "--boards", 300, "--seed", 3, "--workers", 2,
+                          "--bots", SAMPLES / "heuristic", "--boards", 300, "--seed", 3, "--workers", 4,
                           "--db", db], tmp_path)
     _wait_for(lambda: _stored(db) > 100_000, p, "some board pairs were stored")
     workers = [c for c in _children(p.pid) if "spawn" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]

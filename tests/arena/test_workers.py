@@ -49,8 +49,9 @@ def test_few_matches_are_cut_so_that_every_worker_stays_busy():
 
 
 def test_a_match_cut_into_runs_on_worker_processes_gives_the_results_of_one_worker(tmp_path):
-    """One match of 10 boards on 3 worker processes, cut into 2 runs of 5 boards (each with
-    bot processes of its own): the same rows as one worker playing it whole."""
+    """One match of 10 boards with ``workers=3`` (2 worker processes of two tables each), cut into
+    2 runs of 5 boards (each with bot processes of its own): the same rows as one table at a
+    time playing it whole."""
     from arena import tournament
     from arena.store import Store
     from arena.submit import submit
