@@ -202,6 +202,12 @@ class _StubClient:
     def decide(self, request, timeout_s):
         return pb.DecideResponse(action=self.rng.choice(request.legal_actions))
 
+    async def decide_async(self, request, timeout_s):
+        return self.decide(request, timeout_s)
+
+    async def aclose_aio(self) -> None:
+        pass
+
     def alive(self) -> bool:
         return True
 
@@ -246,16 +252,16 @@ def time_referee(ruleset: str, boards: int, profile: bool, stream: bool = True):
     rs = RULESETS[ruleset]
     sizes: list[tuple[int, int]] = []
     requests: list = []
-    decide = BotClient.decide
+    decide = BotClient.decide_async  # the referee's call
 
-    def measured_decide(self, request, timeout_s):
-        response = decide(self, request, timeout_s)
+    async def measured_decide(self, request, timeout_s):
+        response = await decide(self, request, timeout_s)
         sizes.append((request.ByteSize(), response.ByteSize()))
         if len(requests) < 2000:
             requests.append(request)
         return response
 
-    BotClient.decide = measured_decide
+    BotClient.decide_async = measured_decide
     BotClient.stream_decisions = stream
     profiler = cProfile.Profile() if profile else None
     try:
@@ -273,7 +279,7 @@ def time_referee(ruleset: str, boards: int, profile: bool, stream: bool = True):
                 profiler.disable()
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
-        BotClient.decide = decide
+        BotClient.decide_async = decide
         BotClient.stream_decisions = True
     decisions = [d for r in results for t in r.tables for d in t.decisions]
     in_calls = [d.ms for d in decisions if d.ms > 0]

@@ -193,6 +193,33 @@ def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_p
     assert_no_leftovers(tmp_path)
 
 
+@pytest.mark.guard(90)
+def test_tables_at_once_give_the_results_of_tables_in_turn(tmp_path):
+    """issue 12: a unit plays a board's two tables at once; every table's record, score, decision
+    and fault, and every forfeit, are those of the two tables played one after the other, even
+    for a bot that faults deterministically (an illegal answer at each process's 2nd decision of
+    boards 1 and 2) under max_faults 3 (a table counts the other table's faults of the same
+    board only from the next board)."""
+    bad = entrant(tmp_path, "illegal", "--deals", deals(1, 2), "--nth", "2")
+    good = entrant(tmp_path, "greedy")
+
+    def summary(results):
+        return [(r.board, r.forfeit_a, r.forfeit_b, [(t.table, t.record.actions, t.outcome.score,
+                 [(d.seat, d.action, d.fault) for d in t.decisions], [(f.kind, f.seat) for f in t.faults])
+                 for t in r.tables]) for r in results]
+
+    in_turn = play(tmp_path / "a", bad, good, 4, max_faults=3)
+    at_once = play(tmp_path / "b", bad, good, 4, max_faults=3, concurrent_tables=True)
+    assert summary(at_once) == summary(in_turn)
+    # board 1: each of its two seats at each table answers one illegal card; the four faults
+    # reach max_faults, so from board 2 on its seats are played without being asked
+    assert [len(r.faults) for r in in_turn] == [0, 4, 0, 0]
+    assert sorted((f.table, f.seat % 2) for f in in_turn[1].faults) == [(1, 0), (1, 0), (2, 1), (2, 1)]
+    assert [r.forfeit_a for r in in_turn] == [False, True, True, True]
+    assert_replays(at_once)
+    assert_no_leftovers(tmp_path)
+
+
 # ---------------------------------------------------------------- start-up
 @pytest.mark.guard(60)
 def test_a_bot_that_exits_at_start_up_is_a_start_fault(tmp_path, monkeypatch):

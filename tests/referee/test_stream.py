@@ -8,6 +8,7 @@ stream, restarts the process and lets the match go on.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -92,4 +93,39 @@ def test_stream_timeout_error_and_close_joins_the_watchdog(tmp_path):
         client.close()
     assert client._watchdog is None
     assert not [t for t in threading.enumerate() if t.name.startswith("decide-watchdog")]
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_an_asyncio_decision_times_out_at_its_deadline_and_the_next_opens_a_new_stream(tmp_path):
+    """``BotClient.decide_async`` (the referee's call, issue 12): an answer in time; a decision
+    unanswered at its 0.2 s deadline raises DEADLINE_EXCEEDED within 0.2–0.5 s and cancels the
+    stream; the bot's next decision goes over a new stream; closing leaves nothing behind."""
+    client = BotClient(load_manifest(bot_folder(tmp_path, "sleepy", "--nth", "2", "--sleep", "1")))
+
+    async def decisions():
+        req = request(observation(hand="JH 7S"), ["play JH", "play 7S"])
+        first = await client.decide_async(req, 1.0)
+        first_stream = client._aio_stream
+        t0 = time.perf_counter()
+        with pytest.raises(grpc.RpcError) as err:
+            await client.decide_async(req, 0.2)
+        took = time.perf_counter() - t0
+        assert client._aio_stream is None  # cancelled with the decision
+        await asyncio.sleep(1.0)  # the sleeper wakes up and answers a stream that is gone
+        third = await client.decide_async(req, 1.0)
+        assert client._aio_stream is not None and client._aio_stream is not first_stream
+        await client.aclose_aio()
+        return first, err.value, took, third, req
+
+    try:
+        client.start()
+        client.start_match(pb.StartMatchRequest(match_id="m", ruleset="classic", seat=0))
+        first, error, took, third, req = asyncio.run(decisions())
+    finally:
+        client.close()
+    assert first.action in req.legal_actions and third.action in req.legal_actions
+    assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert 0.2 <= took < 0.5, took
+    assert client._stream_works is True
     assert_no_leftovers(tmp_path)
