@@ -88,7 +88,8 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
             try:
                 # the match's own name: never told to the bots (they get an opaque id)
                 play_match(f"{a.key}~{b.key}", a, b, board_list, config,
-                           permutations=lambda k: suit_permutation(seed, k), on_board_pair=done, keep=False)
+                           permutations=lambda k: suit_permutation(seed, k), on_board_pair=done, keep=False,
+                           concurrent_tables=True)  # a board's two tables at once: the same results, sooner
             except (MatchStopped, KeyboardInterrupt):
                 interrupted = True
         if in_main:
