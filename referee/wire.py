@@ -93,8 +93,25 @@ def _declaration_kind(d_length: int, is_carre: bool) -> int:
     )
 
 
+_ACTION_PB: dict[tuple[Action, int], pb.Action] = {}
+"""Action messages of plays and bids by (action, turned suit), built once like :data:`_CARD_PB`."""
+
+
 def action_pb(action: Action, turned_suit: int) -> pb.Action:
-    """The protocol form of an engine action (a round-1 take names the turned suit)."""
+    """The protocol form of an engine action (a round-1 take names the turned suit).
+
+    Plays and bids (most of a request's legal actions) come from a cache: the message
+    returned may be shared, so copy it into another message, never change it."""
+    if isinstance(action, (Play, Bid)):
+        key = (action, turned_suit)
+        msg = _ACTION_PB.get(key)
+        if msg is None:
+            msg = _ACTION_PB[key] = _action_pb(action, turned_suit)
+        return msg
+    return _action_pb(action, turned_suit)
+
+
+def _action_pb(action: Action, turned_suit: int) -> pb.Action:
     if isinstance(action, Play):
         return pb.Action(play=pb.PlayCard(card=_CARD_PB[action.card], belote=action.belote))
     if isinstance(action, Bid):
