@@ -5,14 +5,15 @@ Run: ``python bench/scale_sim.py [--boards 40] [--entrants 50] [--field-boards 1
 
 Measured in this run (``sample_bots/random``, the cheapest bot; classic):
 
-* ``w_bp`` — wall seconds per board pair of one unit playing alone (``--workers 1``);
+* ``w_bp`` — wall seconds per board pair of one unit playing alone, its board's two
+  tables at once (``--workers 2``: one worker process);
 * ``c_bp`` — CPU seconds per board pair, every process together (referee, 8 bots);
-* ``s_wall``, ``s_cpu`` — starting one unit's 8 bot processes (they start one after the
-  other as the first decisions ask for them);
+* ``s_wall``, ``s_cpu`` — starting one unit's 8 bot processes (all at once, as a unit
+  starts them before its first board);
 * ``c_write`` — the one writer's seconds per board pair (DuckDB batch writes).
 
-Model, for ``N`` board pairs in ``U`` units on ``C`` cores with ``W`` workers (processes,
-or Dask workers on C one-core machines)::
+Model, for ``N`` board pairs in ``U`` units on ``C`` cores with ``W`` units at once (worker
+processes of two tables each, ``--workers 2W``, or Dask workers on C one-core machines)::
 
     T = max( (N·c_bp + U·s_cpu) / C,            # every core busy
              ceil(U / W) · (s_wall + N/U · w_bp),  # units one after another on each worker
@@ -21,9 +22,9 @@ or Dask workers on C one-core machines)::
 (the first bound is the machine's, the second the latency of bot calls made one after
 another, the third the arena's).  Units follow the arena's cut (:func:`arena.tournament._cuts`).
 The check: the model's T for the measuring field (3 entrants, ``--boards`` boards per pair)
-on this machine with ``--workers 2``, against a real run of it.  Then the model's T for
-``--entrants`` × ``--field-boards`` (default 50 × 100 = 122,500 board pairs) with W = C and
-W = 2C (more workers than cores hide the latency of the calls).
+on this machine with ``--workers 4`` (W = 2), against a real run of it.  Then the model's T
+for ``--entrants`` × ``--field-boards`` (default 50 × 100 = 122,500 board pairs) with W = C
+and W = 2C (more units than cores hide the latency of the calls).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import resource
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +52,7 @@ from referee.manifest import load_manifest  # noqa: E402
 
 
 def bot_start(n: int = 8) -> tuple[float, float]:
-    """(wall, CPU) seconds to start ``n`` random bots one after another, as a unit does."""
+    """(wall, CPU) seconds to start ``n`` random bots at once, as a unit does."""
     manifest = load_manifest(ROOT / "sample_bots" / "random")
     warm = BotClient(manifest, seed=99)  # the sandbox's probe and guardian: once per process, not per unit
     warm.start()
@@ -58,16 +60,19 @@ def bot_start(n: int = 8) -> tuple[float, float]:
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     me0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
-    clients = []
-    for seat in range(n):
+
+    def start(seat: int) -> BotClient:
         c = BotClient(manifest, seed=seat)
         c.start()
         c.start_match(pb.StartMatchRequest(match_id="sim", ruleset="classic", seat=seat % 4))
-        clients.append(c)
-    wall = time.perf_counter() - t0
-    me1 = resource.getrusage(resource.RUSAGE_SELF)
-    for c in clients:
-        c.close()
+        return c
+
+    with ThreadPoolExecutor(n) as threads:  # alive until the bots are closed (their death signal)
+        clients = list(threads.map(start, range(n)))
+        wall = time.perf_counter() - t0
+        me1 = resource.getrusage(resource.RUSAGE_SELF)
+        for c in clients:
+            c.close()
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
            + me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime)
@@ -100,7 +105,7 @@ def main() -> None:
     s_wall, s_cpu = bot_start()
     with tempfile.TemporaryDirectory(prefix="belote-scalesim-") as tmp:
         bots = arena_bench.field("random3", Path(tmp))
-        wall1, played1, write1, cpu1, _ = arena_bench.run_once("threads:1", bots, args.boards, Path(tmp))
+        wall1, played1, write1, cpu1, _ = arena_bench.run_once("processes:1", bots, args.boards, Path(tmp))
         wall2, played2, _, _, _ = arena_bench.run_once("processes:2", bots, args.boards, Path(tmp))
     u1 = units_of(3, args.boards, 1)
     k = {
@@ -114,11 +119,11 @@ def main() -> None:
           "per board pair")
     u2 = units_of(3, args.boards, 2)
     predicted = model(played2, u2, min(2, os.cpu_count() or 1), 2, k)
-    print(f"check, 3 entrants × {args.boards} boards, --workers 2 on this machine: model {predicted:.1f} s, "
+    print(f"check, 3 entrants × {args.boards} boards, --workers 4 on this machine: model {predicted:.1f} s, "
           f"real {wall2:.1f} s ({predicted / wall2:.2f}×)")
     n = args.entrants * (args.entrants - 1) // 2 * args.field_boards
     print(f"\n{args.entrants} entrants × {args.field_boards} boards = {n:,} board pairs:")
-    print("| cores (or one-core machines) | workers | units | model time | bound |")
+    print("| cores (or one-core machines) | units at once (--workers 2×) | units | model time | bound |")
     print("|---:|---:|---:|---:|---|")
     for cores in (1, 2, 8, 64):
         for workers in sorted({cores, 2 * cores}):
