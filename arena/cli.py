@@ -433,7 +433,7 @@ def tournament_run(
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
         min=1, max=64, help="tables played at once: 1 in the arena's process, more in worker "
-        "processes of two tables each (few matches are cut into runs of their boards)")] = 1,
+        "processes of two tables each (an odd number is rounded up)")] = 1,
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
@@ -517,7 +517,7 @@ def tournament_run(
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)
-        executor, max_boards = None, 0
+        executor = None
         if cluster is not None:
             from .cluster import ClusterError, DaskExecutor
 
@@ -525,7 +525,6 @@ def tournament_run(
                 executor = DaskExecutor(cluster, store)
             except ClusterError as e:
                 raise fail(str(e)) from None
-            max_boards = executor.max_boards
         if executor is None:
             executor = tour.local_executor(workers)
         where = executor.description
@@ -563,8 +562,7 @@ def tournament_run(
             previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
             try:
                 summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor,
-                                   max_boards=max_boards)
+                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)

@@ -1,8 +1,8 @@
 """Playing a tournament on a Dask cluster (``arena tournament run NAME --cluster ADDRESS``).
 
 The arena stays the only writer of DuckDB; Dask (``dask.distributed``) carries the
-units of work (:class:`arena.executors.Unit`: a match, or a run of at most
-:data:`MAX_BOARDS` of its boards) to its workers and their board pairs back.
+units of work (:class:`arena.executors.Unit`: a match, the boards of it still to
+play) to its workers and their board pairs back.
 A worker plays a unit exactly as the arena's own workers do
 (:func:`arena.executors.play_unit`): it starts the bots **locally**, in the same
 sandbox (:mod:`referee.sandbox`; each worker machine needs it, as ``arena sandbox``
@@ -44,10 +44,6 @@ from referee.records import BoardPairResult
 
 from .executors import Item, Unit, Work, play_unit
 
-#: A cluster unit holds at most this many boards of a match (not under a litige rule, whose
-#: pot carries from board to board): small enough to move between workers and to lose
-#: little to a dead worker, long enough that a bot start (~0.15 s) is paid over many boards.
-MAX_BOARDS = 25
 #: Units handed to the scheduler ahead, per worker.
 AHEAD = 2
 #: A unit the cluster cancels (its inputs lost with their workers) is submitted again this many times.
@@ -129,19 +125,17 @@ class DaskExecutor:
         address: the scheduler, ``tcp://HOST:8786`` (any address ``distributed.Client``
             takes), or ``local:N`` for a ``LocalCluster`` of N worker processes here.
         store: unused (the arena alone writes); accepted so the CLI can pass it uniformly.
-        max_boards: the most boards of a match in one unit (:data:`MAX_BOARDS`).
 
     Raises:
         ClusterError: dask is not installed, ``local:N`` is malformed, or the scheduler
             cannot be reached within 10 s.
     """
 
-    def __init__(self, address: str, store=None, *, max_boards: int = MAX_BOARDS, timeout_s: float = 10.0):
+    def __init__(self, address: str, store=None, *, timeout_s: float = 10.0):
         try:
             from distributed import Client, Event, LocalCluster
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'dask[distributed]'") from None
-        self.max_boards = max_boards
         self.on_workers: Callable[[str], None] | None = None
         self._cluster = None
         if address.startswith("local:"):

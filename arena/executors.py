@@ -1,7 +1,7 @@
 """Where a tournament's units of work are played, behind one interface (:class:`Executor`).
 
-A **unit** is a match, or a run of consecutive boards of a match, played by one
-referee with its own bot processes (kept alive from board to board of the unit),
+A **unit** is a match (the boards of it still to play), played by one referee
+with its own bot processes (kept alive from board to board of the unit),
 the two tables of each board at once (:attr:`Work.concurrent_tables`);
 each finished board pair goes back to the one writer, the arena
 (:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
@@ -15,8 +15,7 @@ each finished board pair goes back to the one writer, the arena
 * :class:`arena.cluster.DaskExecutor` — Dask workers, here or on other machines
   (``--cluster``).
 
-Results never depend on the executor nor on how matches are cut into units: the
-board is ``make_board(seed, k)``, table 2's suits ``suit_permutation(seed, k)``,
+Results never depend on the executor: the board is ``make_board(seed, k)``, table 2's suits ``suit_permutation(seed, k)``,
 and bots reseed at every deal from HMACs of the match and board
 (:mod:`referee.secret`), so a board pair is the same whoever plays it and when.
 Partners never share a process and no process plays both tables of a board
@@ -85,6 +84,8 @@ class Unit:
         a, b: the entrants (A holds NS at table 1).
         boards: the board numbers to play, ascending.
         pots: the litige pot carried into the first board at tables 1 and 2 (RULES.md §6.3).
+        faults: A's and B's faults at the match's boards before the first (a resumed match
+            goes on counting towards ``max_faults``).
     """
 
     number: int
@@ -93,6 +94,7 @@ class Unit:
     b: Entrant
     boards: tuple[int, ...]
     pots: tuple[int, int] = (0, 0)
+    faults: tuple[int, int] = (0, 0)
 
 
 class Interrupted(Exception):
@@ -122,7 +124,8 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
     try:
         play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), work.config,
                    permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
-                   board_count=work.board_count, keep=False, concurrent_tables=work.concurrent_tables)
+                   board_count=work.board_count, keep=False, concurrent_tables=work.concurrent_tables,
+                   faults=unit.faults)
     except Interrupted:
         pass
     return count
@@ -138,7 +141,7 @@ class Executor(Protocol):
     description: str
     """Where units are played, in words (e.g. "2 worker processes"), for the progress display."""
     slots: int
-    """Units played at once (how finely few matches are cut into runs of boards)."""
+    """Units played at once."""
     concurrent_tables: bool
     """Whether a unit plays each board's two tables at once (:attr:`Work.concurrent_tables`)."""
 

@@ -1488,6 +1488,14 @@ class Store:
             out[r[0]] = BoardPairSummary(*r[:6], tables=(have.tables if have else ()) + (table,))
         return list(out.values())
 
+    def faults_before(self, match_id: str, board: int) -> dict[str, int]:
+        """Faults stored for each entrant key of ``match_id`` at boards before ``board``: the
+        count a resumed match goes on from (RULES.md-independent referee policy:
+        :class:`referee.match.DuplicateMatch`)."""
+        rows = self._query("SELECT entrant, count(*) FROM faults WHERE match_id = ? AND board < ? GROUP BY entrant",
+                           [match_id, board])
+        return {k: n for k, n in rows}
+
     def fault_counts(self, tournament: str | None = None, bot: str | None = None) -> list[tuple[str, str, int]]:
         """``(entrant, kind, count)`` of the stored faults, by entrant then kind, optionally
         only one tournament's and/or one bot's (``"name"`` or ``"name@version"``)."""

@@ -3,13 +3,16 @@
 Every pair of entrants plays the same boards (board *k* of a tournament is
 ``make_board(seed, k)``), each at two tables with seats swapped and table 2's
 suits renamed by :func:`arena.schedule.suit_permutation` (RULES.md §8).  A
-match (one pair), or a run of its boards, is a unit of work played by one
+match (one pair: the boards of it still to play) is a unit of work played by one
 referee with its own bot processes, on an executor (:mod:`arena.executors`:
 a thread here, worker processes, or a Dask cluster); each finished board pair
 comes back to the single writer (this thread), which stores it in one
 transaction per batch.  A rerun plays only what is missing: new pairs after new
 entrants, the rest of a match after an interruption (the litige pot at each
-table is carried on from the stored boards).
+table and the entrants' fault counts are carried on from the stored boards).
+A match is never cut into runs played at once: an entrant's forfeit of the rest
+of a match depends on its faults at every earlier board, so results would then
+depend on the cut (and on the number of workers).
 
 Nothing is made up front in proportion to the board pairs: units are made one
 at a time as workers free up, boards as they are played, and board pairs are
@@ -19,7 +22,6 @@ tournament).
 
 from __future__ import annotations
 
-import math
 import shlex
 import threading
 import time
@@ -73,53 +75,26 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
-#: A match is not cut into runs shorter than this many boards: each run starts its own 8 bot
-#: processes (about 1.2 s of CPU for Python bots, as much as 50 boards of trivial bots).
-MIN_RUN = 50
-
-
-def _cuts(matches: int, workers: int, boards: int, min_run: int = MIN_RUN) -> int:
-    """Into how many runs each match is cut so that ``workers`` stay busy to the end: with
-    few matches (fewer than 4 per worker), enough that the number of units is a multiple
-    of ``workers`` (3 matches on 2 workers: 6 units, 3 rounds, rather than 3 units, the
-    last played alone); runs of at least ``min_run`` boards."""
-    if workers <= 1 or matches >= 4 * workers:
-        return 1
-    c = workers // math.gcd(max(1, matches), workers)
-    return max(1, min(c, boards // max(1, min_run)))
-
-
-def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset, *,
-          workers: int = 1, max_boards: int = 0, min_run: int = MIN_RUN) -> Iterator[Unit]:
+def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset) -> Iterator[Unit]:
     """The units of work of a run, made one at a time: each match's missing boards, in
-    order, in the schedule's order of matches (:func:`arena.schedule.match_order`).
-
-    When there are fewer matches to play than ``workers``, each is cut into consecutive
-    runs of boards played by separate bot processes; ``max_boards`` > 0 cuts runs longer
-    than that (units small enough to move between cluster workers).  Never under a
-    litige rule: its pot carries from board to board at a table (RULES.md §6.3).
-    Results do not depend on the cut: bots reseed per deal.  A match's ``matches`` row
-    is created when its first unit is made.
+    order, in the schedule's order of matches (:func:`arena.schedule.match_order`), with
+    the litige pots and the entrants' fault counts the stored boards before them leave.
+    Results do not depend on where or when a unit is played: bots reseed per deal.  A
+    match's ``matches`` row is created when its unit is made.
     """
     by_key = {e.key: e for e in entrants}
     stored = store.stored_counts(tournament)
     pairs = [(a, b) for a, b in match_order([e.key for e in entrants])
              if stored.get(match_id(tournament, a, b), 0) < board_count]
     litige = ruleset.tie is TieRule.LITIGE
-    cuts = 1 if litige else _cuts(len(pairs), workers, board_count, min_run)
-    number = 0
-    for a, b in pairs:
+    for number, (a, b) in enumerate(pairs):
         mid = match_id(tournament, a, b)
         done = store.stored_boards(mid) if stored.get(mid) else set()
-        todo = [k for k in range(board_count) if k not in done]
+        todo = tuple(k for k in range(board_count) if k not in done)
         store.add_match(tournament, mid, a, b, ruleset.name)
         pots = (store.last_pot(mid, 1), store.last_pot(mid, 2)) if litige and done else (0, 0)
-        size = -(-len(todo) // cuts)
-        if max_boards and not litige:
-            size = min(size, max_boards)
-        for i in range(0, len(todo), size):
-            yield Unit(number, mid, by_key[a], by_key[b], tuple(todo[i:i + size]), pots)
-            number += 1
+        counted = store.faults_before(mid, todo[0]) if done else {}
+        yield Unit(number, mid, by_key[a], by_key[b], todo, pots, (counted.get(a, 0), counted.get(b, 0)))
 
 
 def run(
@@ -133,8 +108,6 @@ def run(
     stop: threading.Event | None = None,
     limits: Limits | None = None,
     executor: Executor | None = None,
-    max_boards: int = 0,
-    min_run: int = MIN_RUN,
     concurrent_tables: bool | None = None,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
@@ -142,14 +115,11 @@ def run(
     Args:
         workers: tables played at once: 1 in a thread of this process, more in ⌈N/2⌉
             worker processes, two tables each (:func:`arena.executors.local_executor`).
-            A match's fault count starts again in each run of its boards and on a resume.
         on_progress: called as ``on_progress(done, total)`` after each stored batch.
         stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
         executor: where to play (default ``local_executor(workers)``; a
             :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
-        max_boards: cut matches into runs of at most this many boards (0: no limit).
-        min_run: with few matches, cut them into runs of no fewer boards (:func:`_cuts`).
         concurrent_tables: play each board's two tables at once (False: in turn; None: as the
             executor does); the results are the same (:class:`referee.match.DuplicateMatch`).
 
@@ -171,8 +141,8 @@ def run(
             raise
     try:
         return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                    on_progress=on_progress, stop=stop, limits=limits, executor=executor, max_boards=max_boards,
-                    min_run=min_run, concurrent_tables=concurrent_tables)
+                    on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                    concurrent_tables=concurrent_tables)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()
@@ -185,7 +155,7 @@ def run(
 
 def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
-         executor: Executor | None, max_boards: int, min_run: int, concurrent_tables: bool | None) -> RunSummary:
+         executor: Executor | None, concurrent_tables: bool | None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -210,7 +180,6 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
                          limits=limits or Limits())
     executor = executor or local_executor(workers)
     summary.where = executor.description
-    workers = executor.slots
     done_count = summary.already
     batch: dict[tuple[str, int], tuple[str, BoardPairResult]] = {}
     last_write = time.monotonic()
@@ -233,8 +202,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         if concurrent_tables is None:
             concurrent_tables = executor.concurrent_tables
         executor.start(Work(config, n_boards, concurrent_tables=concurrent_tables),
-                       units(store, tournament, entrants, n_boards, ruleset, workers=workers, max_boards=max_boards,
-                             min_run=min_run))
+                       units(store, tournament, entrants, n_boards, ruleset))
         while True:
             try:
                 if stop.is_set() and not stopping:

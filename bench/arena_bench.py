@@ -1,13 +1,17 @@
 """Arena throughput: board pairs per second on each executor, ratios taken within one run.
 
-Run: ``python bench/arena_bench.py [--field random3|samples] [--boards N] [--modes threads:1,threads:2,processes:2]``
+Run: ``python bench/arena_bench.py [--field random3|samples] [--boards N] [--modes threads:1/seq,processes:1,processes:3]``
 
 Each mode plays the same tournament (same seed, fresh database) from scratch:
 
-* ``threads:N`` — N threads of the arena's process: the code path of the release
-  before worker processes (its ``--workers N``); ``threads:1`` is ``--workers 1``;
-* ``processes:N`` — N worker processes (``--workers N``, N ≥ 2, this release);
-* ``dask:N`` — a local Dask cluster of N worker processes (``--cluster local:N``).
+* ``threads:N`` — N threads of the arena's process, one unit (match) each;
+* ``processes:N`` — N worker processes (``--workers 2N``: two tables each);
+* ``dask:N`` — a local Dask cluster of N worker processes (``--cluster local:N``);
+* a ``/seq`` suffix plays a board's two tables one after the other instead of at
+  once: ``threads:1/seq`` is ``--workers 1``.
+
+The release before this one is measured by running this script of its own checkout
+(``git worktree add /tmp/rel REV``) with ``--modes threads:1`` right after.
 
 Fields: ``random3`` — three copies of ``sample_bots/random`` (the trivial bots of
 issue 12: 3 pairs; the default, 150 boards per pair = 450 board pairs); ``samples`` —
@@ -59,15 +63,15 @@ def field(kind: str, tmp: Path) -> list[Path]:
 
 def executor_for(mode: str):
     kind, n = mode.removesuffix("/seq").split(":")
-    n = int(n)
+    n, concurrent = int(n), not mode.endswith("/seq")
     if kind == "threads":
-        return ThreadExecutor(n), 0
+        return ThreadExecutor(n, concurrent_tables=concurrent)
     if kind == "processes":
-        return ProcessExecutor(n), 0
+        return ProcessExecutor(n, concurrent_tables=concurrent)
     if kind == "dask":
-        from arena.cluster import MAX_BOARDS, DaskExecutor
+        from arena.cluster import DaskExecutor
 
-        return DaskExecutor(f"local:{n}"), MAX_BOARDS
+        return DaskExecutor(f"local:{n}")
     raise SystemExit(f"unknown mode {mode!r}: threads:N, processes:N or dask:N")
 
 
@@ -97,10 +101,9 @@ def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float
             write_s += time.perf_counter() - t0
 
     store.write_board_pairs = timed
-    executor, max_boards = executor_for(mode)
+    executor = executor_for(mode)
     c0, t0 = cpu_now(), time.perf_counter()
-    summary = tournament.run(store, "bench", executor=executor, max_boards=max_boards,
-                             concurrent_tables=not mode.endswith("/seq"))
+    summary = tournament.run(store, "bench", executor=executor)
     wall, cpu = time.perf_counter() - t0, cpu_now() - c0
     assert not summary.errors, summary.errors
     store.close()
@@ -114,8 +117,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--field", choices=["random3", "samples"], default="random3")
     p.add_argument("--boards", type=int, default=150, help="boards per pair (default 150)")
-    p.add_argument("--modes", default="threads:1,threads:2,processes:2",
-                   help="comma-separated: threads:N, processes:N, dask:N (default threads:1,threads:2,processes:2)")
+    p.add_argument("--modes", default="threads:1/seq,processes:1,processes:3",
+                   help="comma-separated: threads:N, processes:N, dask:N, each with an optional /seq")
     args = p.parse_args()
     modes = args.modes.split(",")
     print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -20,7 +20,7 @@ processes of two tables each, ``--workers 2W``, or Dask workers on C one-core ma
              N · c_write )                       # the single writer
 
 (the first bound is the machine's, the second the latency of bot calls made one after
-another, the third the arena's).  Units follow the arena's cut (:func:`arena.tournament._cuts`).
+another, the third the arena's).  A unit is a match (:func:`arena.tournament.units`).
 The check: the model's T for the measuring field (3 entrants, ``--boards`` boards per pair)
 on this machine with ``--workers 4`` (W = 2), against a real run of it.  Then the model's T
 for ``--entrants`` × ``--field-boards`` (default 50 × 100 = 122,500 board pairs) with W = C
@@ -45,7 +45,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import arena_bench  # noqa: E402
 
-from arena.tournament import _cuts  # noqa: E402
 from belote_arena_sdk.proto import bot_pb2 as pb  # noqa: E402
 from referee.botproc import BotClient  # noqa: E402
 from referee.manifest import load_manifest  # noqa: E402
@@ -88,7 +87,7 @@ def model(n_pairs: int, units: int, cores: int, workers: int, k: dict[str, float
 
 def units_of(entrants: int, boards: int, workers: int) -> int:
     matches = entrants * (entrants - 1) // 2
-    return matches * _cuts(matches, workers, boards)
+    return matches
 
 
 def hms(s: float) -> str:

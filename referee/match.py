@@ -199,12 +199,14 @@ class DuplicateMatch:
         config: how to play.
         board_count: the number of boards of the match (told to the bots).
         pots: the litige pot carried into the first board at table 1 and 2 (resuming).
+        faults: A's and B's faults at the match's earlier boards (resuming), towards ``max_faults``.
         concurrent_tables: play a board's two tables at once (each has its own bot
             processes); the results are the same as one after the other.
     """
 
     def __init__(self, match_id: str, a: Entrant, b: Entrant, config: MatchConfig, *,
-                 board_count: int, pots: tuple[int, int] = (0, 0), concurrent_tables: bool = False):
+                 board_count: int, pots: tuple[int, int] = (0, 0), concurrent_tables: bool = False,
+                 faults: tuple[int, int] = (0, 0)):
         self.match_id, self.a, self.b, self.config = match_id, a, b, config
         self.key = config.key
         self.public_id = secret.public_match_id(self.key, match_id)  # the match id bots are told
@@ -217,7 +219,7 @@ class DuplicateMatch:
                 self.seats[(table, seat)] = _Seat(ns if seat % 2 == 0 else ew, table, seat, config, match_id, self.key)
         self.tables = {1: BoardMatchTable(config.ruleset), 2: BoardMatchTable(config.ruleset)}
         self.tables[1].pot, self.tables[2].pot = pots
-        self.faults = {a.key: 0, b.key: 0}
+        self.faults = {a.key: faults[0], b.key: faults[1]}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
         self._loop = asyncio.new_event_loop()
         self._started = False  # every seat's bot started before the first board
@@ -404,6 +406,7 @@ def play_match(
     board_count: int | None = None,
     keep: bool = True,
     concurrent_tables: bool = False,
+    faults: tuple[int, int] = (0, 0),
 ) -> list[BoardPairResult]:
     """Play ``boards`` in order between ``a`` and ``b``; return every board pair.
 
@@ -414,13 +417,14 @@ def play_match(
     is kept once ``on_board_pair`` has it and an empty list is returned: memory stays
     flat in the length of the match (issue 14 item 3).  ``concurrent_tables`` plays each
     board's two tables at once (:class:`DuplicateMatch`): the same results, sooner.
+    ``faults``: A's and B's faults at earlier boards of the match (resuming).
     Bot processes are stopped when this returns or raises (KeyboardInterrupt included).
     """
     if board_count is None:
         board_count = len(boards)  # type: ignore[arg-type]
     results = []
     with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots,
-                        concurrent_tables=concurrent_tables) as match:
+                        concurrent_tables=concurrent_tables, faults=faults) as match:
         for board in boards:
             result = match.play_board(board, permutations(board.number))
             if keep:

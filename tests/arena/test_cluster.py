@@ -21,7 +21,7 @@ from referee.rules import get_ruleset
 from .conftest import SAMPLES, cli, output, wait_no_procs
 
 NAME = "cluster"
-BOARDS = 12
+BOARDS = 8  # per pair: 3 matches, 24 board pairs
 SEED = 5
 
 
@@ -30,7 +30,7 @@ def _make(root: Path) -> Path:
     with Store.open(db) as store:
         rs = get_ruleset("classic")
         store.create_tournament(NAME, rs.name, rs.options(), SEED, BOARDS)
-        for bot in ("random", "greedy"):
+        for bot in ("random", "greedy", "heuristic"):
             submit(store, SAMPLES / bot, store_root=root / "bots", tournament=NAME)
     return db
 
@@ -51,13 +51,13 @@ def test_local_cluster_with_a_worker_killed_gives_the_results_of_one_worker(tmp_
     ref = _make(tmp_path / "ref")
     with Store.open(ref) as store:
         s = tournament.run(store, NAME, workers=1)
-    assert s.played == BOARDS and not s.errors
+    assert s.played == 3 * BOARDS and not s.errors
 
     # the cluster's workers (and so their bots) put their files under this folder
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     db = _make(tmp_path / "dask")
-    ex = DaskExecutor("local:2", max_boards=2)  # 6 units of 2 boards on 2 worker processes
+    ex = DaskExecutor("local:2")  # 3 units (the matches) on 2 worker processes
     assert ex.workers() == 2
     killed: list[int] = []
 
@@ -71,12 +71,12 @@ def test_local_cluster_with_a_worker_killed_gives_the_results_of_one_worker(tmp_
             killed.append(pid)
 
     with Store.open(db) as store:
-        s = tournament.run(store, NAME, executor=ex, max_boards=2, on_progress=kill_a_busy_worker)
+        s = tournament.run(store, NAME, executor=ex, on_progress=kill_a_busy_worker)
     assert killed, "no worker was busy when the first board pairs came in: nothing was killed"
     assert not s.errors, s.errors
-    assert (s.played, s.total, s.interrupted) == (BOARDS, BOARDS, False)
+    assert (s.played, s.total, s.interrupted) == (3 * BOARDS, 3 * BOARDS, False)
     assert _rows(db) == _rows(ref)
-    assert len(_rows(db)[0]) == BOARDS  # each board pair stored once
+    assert len(_rows(db)[0]) == 3 * BOARDS  # each board pair stored once
     assert not wait_no_procs(tmp_path / "tmp"), "bot processes left by the cluster's workers"
 
 

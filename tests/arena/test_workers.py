@@ -1,5 +1,6 @@
-"""`--workers`: a match is cut into runs of boards played at once when there are fewer
-matches than workers; the results are the same as with one worker (bots reseed per deal)."""
+"""`--workers N`: N tables at once (issue 12); the results are the same as with one table at a
+time (bots reseed per deal; a match is never split between workers; a resumed match goes on
+counting its entrants' faults)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ def _rows(db):
         return (
             con.sql("SELECT board, points_a, points_b, margin, forfeit_a, forfeit_b FROM board_pairs ORDER BY ALL").fetchall(),
             con.sql("SELECT board, table_no, idx, seat, kind, value FROM actions ORDER BY ALL").fetchall(),
+            con.sql("SELECT match_id, board, table_no, seat, entrant, kind FROM faults ORDER BY ALL").fetchall(),
         )
     finally:
         con.close()
@@ -32,50 +34,54 @@ def test_workers_give_the_results_of_one_worker(tmp_path):
     assert len(got[0][0]) == 6 and len(got[0][1]) > 6 * 2 * 20
 
 
-def test_few_matches_are_cut_so_that_every_worker_stays_busy():
-    """3 matches on 2 workers: 6 units (3 rounds of 2) rather than 3 (the last played alone);
-    many matches: never cut; no run shorter than MIN_RUN boards."""
-    from arena.tournament import MIN_RUN, _cuts
+def test_a_faulting_entrant_gives_the_same_results_with_any_workers_and_across_a_resume(tmp_path):
+    """An entrant that answers an illegal card at every decision: at each table of its first
+    board it faults until max_faults (3), then forfeits the rest of each of its matches without
+    being asked.  The rows, faults included, are the same with one table at a time, with 4
+    tables at once, and when a run is stopped after its first stored batch and resumed (the
+    match's stored faults are carried on: it is not asked again)."""
+    import threading
 
-    assert _cuts(3, 2, 150) == 2
-    assert _cuts(1, 3, 150) == 3
-    assert _cuts(3, 3, 150) == 1
-    assert _cuts(2, 4, 150) == 2
-    assert _cuts(8, 2, 150) == 1  # 4 per worker
-    assert _cuts(1, 1, 150) == 1
-    assert _cuts(1, 8, 3 * MIN_RUN) == 3  # runs of at least MIN_RUN boards
-    assert _cuts(1, 8, MIN_RUN) == 1
-    assert _cuts(1, 3, 10, min_run=5) == 2
-
-
-def test_a_match_cut_into_runs_on_worker_processes_gives_the_results_of_one_worker(tmp_path):
-    """One match of 10 boards with ``workers=3`` (2 worker processes of two tables each), cut into
-    2 runs of 5 boards (each with bot processes of its own): the same rows as one table at a
-    time playing it whole."""
     from arena import tournament
     from arena.store import Store
     from arena.submit import submit
     from referee.rules import get_ruleset
+    from tests.referee.botkit import bot_folder
 
-    got = []
-    for workers in (1, 3):
-        db = tmp_path / f"w{workers}" / "a.duckdb"
+    from arena.store import match_id
+    from referee import secret
+
+    boards = 30
+    key, bad_key = secret.bot_key(4), "illegal@1.0.0"
+    mids = [match_id("f", x, y) for o in ("random@1.0.0", "greedy@1.0.0") for x, y in ((o, bad_key), (bad_key, o))]
+    numbers = [secret.deal_number(key, m, t, k) for m in mids for t in (1, 2) for k in range(boards)]
+    # misbehaves on the tournament's deals only: it passes the conformance check (other deals)
+    bad = bot_folder(tmp_path / "src", "illegal", "--every", "--deals", ",".join(map(str, numbers)))
+
+    def run(name: str, workers: int, interrupt: bool = False):
+        db = tmp_path / name / "a.duckdb"
         with Store.open(db) as store:
             rs = get_ruleset("classic")
-            store.create_tournament("w", rs.name, rs.options(), 9, 10)
-            for bot in ("random", "greedy"):
-                submit(store, SAMPLES / bot, store_root=db.parent / "bots", tournament="w")
-            seen = []
-            units = tournament.units
-            tournament.units = lambda *a, **k: (seen.append(u) or u for u in units(*a, **k))
-            try:
-                s = tournament.run(store, "w", workers=workers, min_run=5)
-            finally:
-                tournament.units = units
-        assert s.played == 10 and not s.errors
-        assert [u.boards for u in seen] == ([tuple(range(10))] if workers == 1 else [(0, 1, 2, 3, 4), (5, 6, 7, 8, 9)])
-        got.append(_rows(db))
-    assert got[0] == got[1]
+            store.create_tournament("f", rs.name, rs.options(), 4, boards)
+            for bot in (SAMPLES / "random", SAMPLES / "greedy", bad):
+                submit(store, bot, store_root=db.parent / "bots", tournament="f")
+            first = None
+            if interrupt:
+                stop = threading.Event()
+                first = tournament.run(store, "f", workers=workers, max_faults=3, stop=stop,
+                                       on_progress=lambda done, total: stop.set())
+            s = tournament.run(store, "f", workers=workers, max_faults=3)
+            assert not s.errors and s.already + s.played == 3 * boards
+        return _rows(db), first
+
+    ref, _ = run("w1", 1)
+    faults = ref[2]
+    assert len(faults) == 2 * 2 * 3  # its two matches, both tables of board 0, three each
+    assert {(f[1], f[4], f[5]) for f in faults} == {(0, "illegal@1.0.0", "illegal")}
+    assert run("w4", 4)[0] == ref
+    resumed, first = run("resumed", 1, interrupt=True)
+    assert 0 < first.played < 3 * boards, "the first run was not interrupted mid-way"
+    assert resumed == ref
 
 
 def test_a_killed_worker_process_stops_the_run_with_an_error_and_a_rerun_completes_it(tmp_path):
