@@ -147,6 +147,10 @@ IsolateOption = Annotated[bool, typer.Option(
     help="bot sandbox (bubblewrap, SECURITY.md); --no-isolate runs bots unsandboxed as this user: trusted bots only")]
 
 
+#: A new tournament's play settings when no flag gives them (arena.store.PLAY_SETTINGS).
+PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
+
+
 def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None):
     """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots."""
     from referee.sandbox import Limits
@@ -437,17 +441,24 @@ def tournament_run(
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
-    decision_ms: DecisionMsOption = 1000,
-    max_faults: MaxFaultsOption = 3,
-    cpu_s: CpuOption = 0,
-    memory_mib: MemoryOption = 1024,
+    decision_ms: Annotated[int | None, typer.Option(
+        min=10, max=600_000, help="deadline of one decision, ms (new tournament: 1000)", show_default=False)] = None,
+    max_faults: Annotated[int | None, typer.Option(
+        min=1, help="faults after which an entrant forfeits a match (new tournament: 3)", show_default=False)] = None,
+    cpu_s: Annotated[int | None, typer.Option(
+        "--cpu-s", min=0, help="bot sandbox: CPU seconds per process, 0 = unlimited (new tournament: 0)",
+        show_default=False)] = None,
+    memory_mib: Annotated[int | None, typer.Option(
+        "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
+        "(new tournament: 1024)", show_default=False)] = None,
     isolate: IsolateOption = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
 
     Running it again plays only what is missing (new entrants' pairs, or the
-    rest after an interruption).  Ctrl-C stops after the board pairs in flight.
+    rest after an interruption), with the tournament's own deadline, fault limit
+    and sandbox limits.  Ctrl-C stops after the board pairs in flight.
     """
     from . import tournament as tour
     from .store import RunLock, StoreError
@@ -496,6 +507,19 @@ def tournament_run(
                            "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
                            "or choose a new tournament name")
             rs = existing.resolved_ruleset()
+        # how matches are played is fixed with the tournament: a resumed run plays as the first did
+        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
+        stored_settings = store.play_settings(name) if existing is not None else None
+        if stored_settings is not None:
+            for key, value in given.items():
+                if value is not None and value != stored_settings[key]:
+                    flag = "--" + key.replace("_", "-")
+                    raise fail(f"tournament {name!r} exists with {flag} {stored_settings[key]}, fixed once it is "
+                               f"created: leave {flag} out to resume it, or choose a new tournament name")
+            settings = stored_settings
+        else:
+            settings = {k: v if v is not None else PLAY_DEFAULTS[k] for k, v in given.items()}
+        decision_ms, max_faults, cpu_s, memory_mib = (settings[k] for k in given)
         for m in manifests:
             m.check_plays(rs.name)
         known = tour.entrants_of(store, name) if existing is not None else []
@@ -509,11 +533,15 @@ def tournament_run(
                 err.print(f"note: seed {seed} was given with --seed: it is [bold]not secret[/] (anyone who knows or "
                           "guesses it can deal every board, bots included); leave --seed out for a secret "
                           "random seed", highlight=False)
+        if stored_settings is None:
+            store.set_play_settings(name, settings)
         store.add_entrants(name, [(m.name, m.version) for m in manifests])
         t = store.get_tournament(name)
         opts = _options_text(t.variant_options)
         console.print(f"tournament [bold]{escape(name)}[/]: {t.ruleset}" + (f" ({opts})" if opts else "")
                       + f", {t.boards_per_pair} boards per pair, entrants: {', '.join(t.entrants) or 'none'}",
+                      highlight=False)
+        console.print(f"decisions within {decision_ms} ms; {max_faults} faults forfeit the rest of a match",
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)

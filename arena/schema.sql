@@ -208,3 +208,15 @@ CREATE TABLE IF NOT EXISTS sprt_tests (
     updated_at         TIMESTAMP NOT NULL,
     created_at         TIMESTAMP
 );
+
+-- How a tournament's matches are played (arena tournament run), fixed when it is created so
+-- that a resumed run plays under the same deadline, fault limit and bot resource limits.
+-- A tournament made before this table has no row: its next run stores the settings it uses.
+CREATE TABLE IF NOT EXISTS tournament_settings (
+    tournament  VARCHAR PRIMARY KEY,        -- tournaments.name (no foreign key: made on every open,
+                                            -- before an older database's tables are upgraded)
+    decision_ms INTEGER NOT NULL,           -- deadline of one decision, ms
+    max_faults  INTEGER NOT NULL,           -- faults after which an entrant forfeits the rest of a match
+    cpu_s       INTEGER NOT NULL,           -- bot sandbox: CPU seconds per process (0 = unlimited)
+    memory_mib  INTEGER NOT NULL            -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
+);

@@ -98,11 +98,15 @@ __all__ = [
 #: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
 SCHEMA_VERSION = 3
 
+#: A tournament's play settings (table ``tournament_settings``), in column order.
+PLAY_SETTINGS = ("decision_ms", "max_faults", "cpu_s", "memory_mib")
+
 #: Every table of the schema, in dependency order (the files :meth:`Store.export` writes).
 TABLES: tuple[str, ...] = (
     "bots", "tournaments", "tournament_entrants", "boards", "matches", "board_pairs", "deals", "actions", "faults",
     "sprt_tests",
     "contree_calls",
+    "tournament_settings",
 )
 
 #: How long an open waits for another process to let go of the database file, seconds:
@@ -1488,6 +1492,31 @@ class Store:
             out[r[0]] = BoardPairSummary(*r[:6], tables=(have.tables if have else ()) + (table,))
         return list(out.values())
 
+    def play_settings(self, tournament: str) -> dict[str, int] | None:
+        """How ``tournament``'s matches are played: ``{name: value}`` of :data:`PLAY_SETTINGS`
+        (ms, faults, CPU seconds, MiB), or None when none are stored (a tournament made by
+        an older arena)."""
+        try:
+            rows = self.con.execute(f"SELECT {', '.join(PLAY_SETTINGS)} FROM tournament_settings WHERE tournament = ?",
+                                    [tournament]).fetchall()
+        except duckdb.CatalogException:  # an older database opened read-only: no such table yet
+            return None
+        except duckdb.Error as e:
+            raise StoreError(f"database error: {e}") from None
+        return dict(zip(PLAY_SETTINGS, rows[0])) if rows else None
+
+    def set_play_settings(self, tournament: str, settings: Mapping[str, int]) -> None:
+        """Store how ``tournament``'s matches are played (every name of :data:`PLAY_SETTINGS`).
+
+        Raises:
+            StoreError: a name is missing.
+        """
+        missing = [k for k in PLAY_SETTINGS if k not in settings]
+        if missing:
+            raise StoreError(f"play settings without {', '.join(missing)}")
+        self._query(f"INSERT OR REPLACE INTO tournament_settings VALUES (?, {', '.join('?' * len(PLAY_SETTINGS))})",
+                    [tournament, *(int(settings[k]) for k in PLAY_SETTINGS)])
+
     def faults_before(self, match_id: str, board: int) -> dict[str, int]:
         """Faults stored for each entrant key of ``match_id`` at boards before ``board``: the
         count a resumed match goes on from (RULES.md-independent referee policy:
@@ -1560,7 +1589,7 @@ class Store:
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT json"
         paths = []
         for table in TABLES:
-            if table in ("contree_calls", "sprt_tests") and not self._has_table(table):
+            if table in ("contree_calls", "sprt_tests", "tournament_settings") and not self._has_table(table):
                 continue  # a database last written before the table existed, opened read-only
             path = out / f"{table}.{fmt}"
             literal = str(path).replace("'", "''")

@@ -125,3 +125,26 @@ def test_a_killed_worker_process_stops_the_run_with_an_error_and_a_rerun_complet
         s2 = tournament.run(store, "k", workers=2)
         assert not s2.errors and s2.played == 36 - s.played and s2.already == s.played
     assert _rows(db) == _rows(tmp_path / "ref" / "a.duckdb")
+
+
+def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
+    """The new-user trial: a resumed run used the default --decision-ms and --max-faults
+    (and sandbox limits) instead of the tournament's.  They are stored when it is created,
+    reused by a rerun that leaves them out, and a different value is refused (exit 1)."""
+    from arena.store import Store
+
+    db = tmp_path / "a.duckdb"
+    r = cli("tournament", "run", "s", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy", "--boards", 2,
+            "--seed", 3, "--decision-ms", 700, "--max-faults", 5, "--memory-mib", 900, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
+    with Store.open(db, read_only=True) as store:
+        assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900}
+    r = cli("tournament", "run", "s", "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
+    r = cli("tournament", "run", "s", "--decision-ms", 1000, "--db", db)
+    assert r.exit_code == 1
+    assert "exists with --decision-ms 700, fixed once it is created: leave --decision-ms out" in output(r)
+    r = cli("tournament", "run", "s", "--max-faults", 5, "--db", db)  # the stored value: accepted
+    assert r.exit_code == 0, output(r)
