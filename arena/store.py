@@ -110,6 +110,11 @@ TABLES: tuple[str, ...] = (
 #: (tens of ms, every ``arena.tournament.FLUSH_S``); a reader for one command.
 LOCK_WAIT_S = (15.0, 120.0)
 
+#: A writer checkpoints the database (moves its write-ahead log into the file) after a write
+#: that leaves the log this big or bigger, bytes (DuckDB checkpoints at each close); see
+#: :func:`_writer_settings`.
+WAL_CHECKPOINT = 6 * 2**20
+
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
 _MAX_SEED = 2**256 - 1
 
@@ -730,11 +735,32 @@ class Store:
             self._con = None
 
     def close(self) -> None:
-        """Close the connection (idempotent); the store cannot be used again."""
+        """Close the connection (idempotent); the store cannot be used again.
+
+        A store that wrote a database file checkpoints it first (see
+        :func:`_writer_settings`), so that the file holds everything and no log
+        is left beside it; if the file is held by another process just then, the
+        log stays (it is replayed by the next open, read-only or not)."""
+        if not self._closed and self.path is not None and not self.read_only:
+            self._checkpoint()
         if self._con is not None:
             self._con.close()
             self._con = None
         self._closed = True
+
+    def _checkpoint(self) -> None:
+        """Move the write-ahead log into the database file, if there is one (no wait for
+        a file another process holds: the log is safe where it is)."""
+        con = self._con
+        try:
+            if con is None:
+                if not _wal_path(self.path).exists():
+                    return
+                con = self._con = duckdb.connect(str(self.path))
+                _writer_settings(con)
+            con.execute("CHECKPOINT")
+        except duckdb.Error:
+            pass
 
     def __enter__(self) -> Store:
         return self
@@ -1189,6 +1215,9 @@ class Store:
                 return 0
             written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items, retry=True))
         self._matches.update(new_matches)
+        if self.path is not None and _wal_path(self.path).exists() and \
+                _wal_path(self.path).stat().st_size >= WAL_CHECKPOINT:
+            self._checkpoint()
         return written
 
     def _write(self, tournament: str, ruleset: str, items, *, retry: bool = False):
@@ -1658,9 +1687,39 @@ def _duckdb_connect(target: str, p: Path | None, *, read_only: bool) -> duckdb.D
     connect = retry(retry=retry_if_exception(_held), stop=stop_after_delay(wait_s),
                     wait=wait_random_exponential(multiplier=0.01, max=0.25), reraise=True)(duckdb.connect)
     try:
-        return connect(target, read_only=read_only)
+        con = connect(target, read_only=read_only)
     except duckdb.Error as e:
         raise StoreError(_open_message(p, e, waited_s=wait_s)) from None
+    if p is not None and not read_only:
+        _writer_settings(con)
+    return con
+
+
+def _wal_path(p: Path) -> Path:
+    """DuckDB's write-ahead log of the database file ``p``."""
+    return Path(str(p) + ".wal")
+
+
+def _writer_settings(con: duckdb.DuckDBPyConnection) -> None:
+    """Settings of a connection that writes a database file (issue 14 item 3).
+
+    A writer connects for each batch (:meth:`Store.release`). By default DuckDB
+    checkpoints at each close, and a checkpoint after small appends "vacuums": it merges
+    a table's last row groups into fuller ones, rewriting them in memory, and those
+    merges grow with the table (doubling, up to 122,880 rows: for ``deals`` with its
+    records, +45 MiB at 8,000 board pairs and growing). So here a close does not
+    checkpoint, the write-ahead log carries the batches from one connection to the next
+    (replayed at each connect), and :meth:`Store.write_board_pairs` checkpoints once the
+    log holds :data:`WAL_CHECKPOINT` bytes — writing that much as new row groups, with
+    vacuuming off (the arena never deletes rows, so there is nothing else to vacuum). The
+    writer's peak is then bounded by :data:`WAL_CHECKPOINT` whatever the size of the
+    database. (DuckDB's own trigger, ``checkpoint_threshold``, compares an estimate many
+    times the log's size: it checkpointed nearly every batch, writing row groups of a few
+    board pairs and a file 20 times larger.) :meth:`Store.close` checkpoints, so a
+    finished command leaves no log behind."""
+    con.execute("SET max_vacuum_tasks = 0")
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    con.execute("SET checkpoint_threshold = '1GB'")  # DuckDB's own trigger (an estimate) stays out of the way
 
 
 def _open_message(p: Path | None, e: duckdb.Error, waited_s: float | None = None) -> str:
