@@ -113,7 +113,7 @@ LOCK_WAIT_S = (15.0, 120.0)
 #: A writer checkpoints the database (moves its write-ahead log into the file) after a write
 #: that leaves the log this big or bigger, bytes (DuckDB checkpoints at each close); see
 #: :func:`_writer_settings`.
-WAL_CHECKPOINT = 6 * 2**20
+WAL_CHECKPOINT = 4 * 2**20
 
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
 _MAX_SEED = 2**256 - 1
