@@ -115,6 +115,9 @@ LOCK_WAIT_S = (15.0, 120.0)
 #: :func:`_writer_settings`.
 WAL_CHECKPOINT = 4 * 2**20
 
+#: :meth:`Store.add_boards` stores this many boards at a time.
+BOARDS_AT_ONCE = 500
+
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
 _MAX_SEED = 2**256 - 1
 
@@ -1112,43 +1115,54 @@ class Store:
     def add_boards(self, tournament: str, boards: Iterable[Board]) -> int:
         """Store a tournament's boards (deck in the board's own suits, i.e. table 1's);
         return how many were new. A board already stored with the same dealer and
-        deck is skipped.
+        deck is skipped. One transaction (all or nothing), taking the boards
+        :data:`BOARDS_AT_ONCE` at a time, so that what it builds does not grow with
+        the number of boards (issue 14 item 3; DuckDB itself holds the rows written
+        until the connection closes: a tournament run releases the store right after).
 
         Raises:
             StoreError: unknown tournament; a deck that is not 32 cards; a board
                 already stored with another dealer or deck.
         """
         self._ruleset(tournament)
-        given: dict[int, tuple[int, list[str]]] = {}
-        for b in boards:
-            deck = [str(c) for c in b.deck]
-            if len(deck) != 32:
-                raise StoreError(f"board {b.number}: a deck has 32 cards, got {len(deck)}")
-            given[b.number] = (b.dealer, deck)
-        if not given:
-            return 0
+        con = self.con
 
-        def work() -> int:
-            stored = {
-                n: (d, list(deck))
-                for n, d, deck in self.con.execute(
-                    "SELECT board, dealer, deck FROM boards WHERE tournament = ?", [tournament]
-                ).fetchall()
-            }
-            for n, value in given.items():
-                if n in stored and stored[n] != value:
+        def add(chunk: dict[int, tuple[int, list[str]]]) -> int:
+            given = pa.table({
+                "tournament": pa.array([tournament] * len(chunk), _STR),
+                "board": pa.array(list(chunk), _I32),
+                "dealer": pa.array([d for d, _ in chunk.values()], _I32),
+                "deck": pa.array([deck for _, deck in chunk.values()], pa.list_(_STR)),
+            })
+            con.register("_given_boards", given)
+            try:
+                clash = con.execute(
+                    "SELECT min(g.board) FROM _given_boards g JOIN boards b USING (tournament, board) "
+                    "WHERE b.dealer <> g.dealer OR b.deck <> g.deck"
+                ).fetchall()[0][0]
+                if clash is not None:
                     raise StoreError(
-                        f"board {n} of {tournament!r} is already stored with another dealer or deck: "
+                        f"board {clash} of {tournament!r} is already stored with another dealer or deck: "
                         "a tournament's boards never change"
                     )
-            new = sorted(n for n in given if n not in stored)
-            self._insert("boards", pa.table({
-                "tournament": pa.array([tournament] * len(new), _STR),
-                "board": pa.array(new, _I32),
-                "dealer": pa.array([given[n][0] for n in new], _I32),
-                "deck": pa.array([given[n][1] for n in new], pa.list_(_STR)),
-            }))
-            return len(new)
+                return con.execute(
+                    "INSERT INTO boards SELECT * FROM _given_boards "
+                    "WHERE board NOT IN (SELECT board FROM boards WHERE tournament = ?) ORDER BY board",
+                    [tournament],
+                ).fetchall()[0][0]
+            finally:
+                con.unregister("_given_boards")
+
+        def work() -> int:
+            new, chunk = 0, {}
+            for b in boards:
+                deck = [str(c) for c in b.deck]
+                if len(deck) != 32:
+                    raise StoreError(f"board {b.number}: a deck has 32 cards, got {len(deck)}")
+                chunk[b.number] = (b.dealer, deck)
+                if len(chunk) >= BOARDS_AT_ONCE:
+                    new, chunk = new + add(chunk), {}
+            return new + add(chunk) if chunk else new
 
         return self._transaction(work)
 

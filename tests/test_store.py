@@ -403,6 +403,24 @@ def test_boards_round_trip():
             s.add_boards("t9", boards)
 
 
+def test_boards_are_added_a_few_at_a_time_all_or_nothing(monkeypatch):
+    """add_boards takes its boards BOARDS_AT_ONCE at a time (what it builds does not grow
+    with a long match, issue 14 item 3) and still writes all of them or none."""
+    monkeypatch.setattr(store_module, "BOARDS_AT_ONCE", 2)
+    with new_store() as s:
+        boards = [make_board(11, k) for k in range(7)]
+        assert s.add_boards("t1", iter(boards[2:4])) == 2
+        assert s.add_boards("t1", iter(boards)) == 5  # chunks: 0-1 new, 2-3 stored, 4-5 and 6 new
+        assert s.boards("t1") == boards
+        bad = [make_board(11, k) for k in range(7, 12)] + [make_board(12, 3)]  # board 3 in the third chunk
+        with pytest.raises(StoreError, match="board 3 of 't1' is already stored with another dealer or deck"):
+            s.add_boards("t1", iter(bad))
+        assert s.boards("t1") == boards  # the two chunks before it were rolled back
+        with pytest.raises(StoreError, match="a deck has 32 cards"):
+            s.add_boards("t1", iter([make_board(11, 7), dataclasses.replace(make_board(11, 8), deck=())]))
+        assert count(s, "boards") == 7
+
+
 # --------------------------------------------------------------------------
 # Writing and reading board pairs
 # --------------------------------------------------------------------------
