@@ -39,11 +39,14 @@ DuckDB allows one writing process per database file (FIELD-NOTES.md,
 process can open it at all, not even read-only. So the arena never holds it
 for long: a tournament run calls :meth:`Store.release` after each batch (the
 next use reconnects), and every open waits for a moment the file is free
-(:data:`LOCK_WAIT_S`), so reports read while a tournament writes. Workers hand
-their results to a single writer; :class:`RunLock` (a lock file beside the
-database) makes sure a tournament has one writer, and tells readers whether a
-``running`` tournament is really running. A ``Store`` is not thread-safe; use
-it from one thread.
+(:data:`LOCK_WAIT_S`), so reports read while a tournament writes. Between batches
+the latest rows wait in DuckDB's write-ahead log (``<database>.wal``, read by every
+open) and are checkpointed into the file every :data:`WAL_CHECKPOINT` bytes and on
+:meth:`Store.close`, so that the writer's memory does not grow with the database
+(:func:`_writer_settings`). Workers hand their results to a single writer;
+:class:`RunLock` (a lock file beside the database) makes sure a tournament has
+one writer, and tells readers whether a ``running`` tournament is really
+running. A ``Store`` is not thread-safe; use it from one thread.
 
 Words are those of RULES.md §1; points are game points, ``ms`` milliseconds,
 timestamps naive UTC.
