@@ -39,11 +39,14 @@ DuckDB allows one writing process per database file (FIELD-NOTES.md,
 process can open it at all, not even read-only. So the arena never holds it
 for long: a tournament run calls :meth:`Store.release` after each batch (the
 next use reconnects), and every open waits for a moment the file is free
-(:data:`LOCK_WAIT_S`), so reports read while a tournament writes. Workers hand
-their results to a single writer; :class:`RunLock` (a lock file beside the
-database) makes sure a tournament has one writer, and tells readers whether a
-``running`` tournament is really running. A ``Store`` is not thread-safe; use
-it from one thread.
+(:data:`LOCK_WAIT_S`), so reports read while a tournament writes. Between batches
+the latest rows wait in DuckDB's write-ahead log (``<database>.wal``, read by every
+open) and are checkpointed into the file every :data:`WAL_CHECKPOINT` bytes and on
+:meth:`Store.close`, so that the writer's memory does not grow with the database
+(:func:`_writer_settings`). Workers hand their results to a single writer;
+:class:`RunLock` (a lock file beside the database) makes sure a tournament has
+one writer, and tells readers whether a ``running`` tournament is really
+running. A ``Store`` is not thread-safe; use it from one thread.
 
 Words are those of RULES.md §1; points are game points, ``ms`` milliseconds,
 timestamps naive UTC.
@@ -113,6 +116,14 @@ TABLES: tuple[str, ...] = (
 #: (readers, writers). A tournament run holds it for one batch write at a time
 #: (tens of ms, every ``arena.tournament.FLUSH_S``); a reader for one command.
 LOCK_WAIT_S = (15.0, 120.0)
+
+#: A writer checkpoints the database (moves its write-ahead log into the file) after a write
+#: that leaves the log this big or bigger, bytes (DuckDB checkpoints at each close); see
+#: :func:`_writer_settings`.
+WAL_CHECKPOINT = 4 * 2**20
+
+#: :meth:`Store.add_boards` stores this many boards at a time.
+BOARDS_AT_ONCE = 500
 
 #: Seeds are integers with fewer than 257 bits (a secret seed has 256).
 _MAX_SEED = 2**256 - 1
@@ -734,11 +745,32 @@ class Store:
             self._con = None
 
     def close(self) -> None:
-        """Close the connection (idempotent); the store cannot be used again."""
+        """Close the connection (idempotent); the store cannot be used again.
+
+        A store that wrote a database file checkpoints it first (see
+        :func:`_writer_settings`), so that the file holds everything and no log
+        is left beside it; if the file is held by another process just then, the
+        log stays (it is replayed by the next open, read-only or not)."""
+        if not self._closed and self.path is not None and not self.read_only:
+            self._checkpoint()
         if self._con is not None:
             self._con.close()
             self._con = None
         self._closed = True
+
+    def _checkpoint(self) -> None:
+        """Move the write-ahead log into the database file, if there is one (no wait for
+        a file another process holds: the log is safe where it is)."""
+        con = self._con
+        try:
+            if con is None:
+                if not _wal_path(self.path).exists():
+                    return
+                con = self._con = duckdb.connect(str(self.path))
+                _writer_settings(con)
+            con.execute("CHECKPOINT")
+        except duckdb.Error:
+            pass
 
     def __enter__(self) -> Store:
         return self
@@ -1090,43 +1122,54 @@ class Store:
     def add_boards(self, tournament: str, boards: Iterable[Board]) -> int:
         """Store a tournament's boards (deck in the board's own suits, i.e. table 1's);
         return how many were new. A board already stored with the same dealer and
-        deck is skipped.
+        deck is skipped. One transaction (all or nothing), taking the boards
+        :data:`BOARDS_AT_ONCE` at a time, so that what it builds does not grow with
+        the number of boards (issue 14 item 3; DuckDB itself holds the rows written
+        until the connection closes: a tournament run releases the store right after).
 
         Raises:
             StoreError: unknown tournament; a deck that is not 32 cards; a board
                 already stored with another dealer or deck.
         """
         self._ruleset(tournament)
-        given: dict[int, tuple[int, list[str]]] = {}
-        for b in boards:
-            deck = [str(c) for c in b.deck]
-            if len(deck) != 32:
-                raise StoreError(f"board {b.number}: a deck has 32 cards, got {len(deck)}")
-            given[b.number] = (b.dealer, deck)
-        if not given:
-            return 0
+        con = self.con
 
-        def work() -> int:
-            stored = {
-                n: (d, list(deck))
-                for n, d, deck in self.con.execute(
-                    "SELECT board, dealer, deck FROM boards WHERE tournament = ?", [tournament]
-                ).fetchall()
-            }
-            for n, value in given.items():
-                if n in stored and stored[n] != value:
+        def add(chunk: dict[int, tuple[int, list[str]]]) -> int:
+            given = pa.table({
+                "tournament": pa.array([tournament] * len(chunk), _STR),
+                "board": pa.array(list(chunk), _I32),
+                "dealer": pa.array([d for d, _ in chunk.values()], _I32),
+                "deck": pa.array([deck for _, deck in chunk.values()], pa.list_(_STR)),
+            })
+            con.register("_given_boards", given)
+            try:
+                clash = con.execute(
+                    "SELECT min(g.board) FROM _given_boards g JOIN boards b USING (tournament, board) "
+                    "WHERE b.dealer <> g.dealer OR b.deck <> g.deck"
+                ).fetchall()[0][0]
+                if clash is not None:
                     raise StoreError(
-                        f"board {n} of {tournament!r} is already stored with another dealer or deck: "
+                        f"board {clash} of {tournament!r} is already stored with another dealer or deck: "
                         "a tournament's boards never change"
                     )
-            new = sorted(n for n in given if n not in stored)
-            self._insert("boards", pa.table({
-                "tournament": pa.array([tournament] * len(new), _STR),
-                "board": pa.array(new, _I32),
-                "dealer": pa.array([given[n][0] for n in new], _I32),
-                "deck": pa.array([given[n][1] for n in new], pa.list_(_STR)),
-            }))
-            return len(new)
+                return con.execute(
+                    "INSERT INTO boards SELECT * FROM _given_boards "
+                    "WHERE board NOT IN (SELECT board FROM boards WHERE tournament = ?) ORDER BY board",
+                    [tournament],
+                ).fetchall()[0][0]
+            finally:
+                con.unregister("_given_boards")
+
+        def work() -> int:
+            new, chunk = 0, {}
+            for b in boards:
+                deck = [str(c) for c in b.deck]
+                if len(deck) != 32:
+                    raise StoreError(f"board {b.number}: a deck has 32 cards, got {len(deck)}")
+                chunk[b.number] = (b.dealer, deck)
+                if len(chunk) >= BOARDS_AT_ONCE:
+                    new, chunk = new + add(chunk), {}
+            return new + add(chunk) if chunk else new
 
         return self._transaction(work)
 
@@ -1193,6 +1236,9 @@ class Store:
                 return 0
             written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items, retry=True))
         self._matches.update(new_matches)
+        if self.path is not None and _wal_path(self.path).exists() and \
+                _wal_path(self.path).stat().st_size >= WAL_CHECKPOINT:
+            self._checkpoint()
         return written
 
     def _write(self, tournament: str, ruleset: str, items, *, retry: bool = False):
@@ -1695,9 +1741,39 @@ def _duckdb_connect(target: str, p: Path | None, *, read_only: bool) -> duckdb.D
     connect = retry(retry=retry_if_exception(_held), stop=stop_after_delay(wait_s),
                     wait=wait_random_exponential(multiplier=0.01, max=0.25), reraise=True)(duckdb.connect)
     try:
-        return connect(target, read_only=read_only)
+        con = connect(target, read_only=read_only)
     except duckdb.Error as e:
         raise StoreError(_open_message(p, e, waited_s=wait_s)) from None
+    if p is not None and not read_only:
+        _writer_settings(con)
+    return con
+
+
+def _wal_path(p: Path) -> Path:
+    """DuckDB's write-ahead log of the database file ``p``."""
+    return Path(str(p) + ".wal")
+
+
+def _writer_settings(con: duckdb.DuckDBPyConnection) -> None:
+    """Settings of a connection that writes a database file (issue 14 item 3).
+
+    A writer connects for each batch (:meth:`Store.release`). By default DuckDB
+    checkpoints at each close, and a checkpoint after small appends "vacuums": it merges
+    a table's last row groups into fuller ones, rewriting them in memory, and those
+    merges grow with the table (doubling, up to 122,880 rows: for ``deals`` with its
+    records, +45 MiB at 8,000 board pairs and growing). So here a close does not
+    checkpoint, the write-ahead log carries the batches from one connection to the next
+    (replayed at each connect), and :meth:`Store.write_board_pairs` checkpoints once the
+    log holds :data:`WAL_CHECKPOINT` bytes — writing that much as new row groups, with
+    vacuuming off (the arena never deletes rows, so there is nothing else to vacuum). The
+    writer's peak is then bounded by :data:`WAL_CHECKPOINT` whatever the size of the
+    database. (DuckDB's own trigger, ``checkpoint_threshold``, compares an estimate many
+    times the log's size: it checkpointed nearly every batch, writing row groups of a few
+    board pairs and a file 20 times larger.) :meth:`Store.close` checkpoints, so a
+    finished command leaves no log behind."""
+    con.execute("SET max_vacuum_tasks = 0")
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    con.execute("SET checkpoint_threshold = '1GB'")  # DuckDB's own trigger (an estimate) stays out of the way
 
 
 def _open_message(p: Path | None, e: duckdb.Error, waited_s: float | None = None) -> str:

@@ -175,6 +175,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         return summary
     store.set_tournament_status(tournament, "running")
     store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
+    store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
                          limits=limits or Limits())

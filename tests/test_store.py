@@ -269,6 +269,50 @@ def test_open_waits_while_another_process_writes(tmp_path):
     s.close()
 
 
+def test_a_writer_reconnecting_per_batch_never_rewrites_stored_row_groups(tmp_path, monkeypatch):
+    """Issue 14 item 3: a tournament's writer connects for each batch. Its batches pass
+    from one connection to the next in DuckDB's write-ahead log (readers see them), a
+    checkpoint writes them once the log is big enough, and row groups once written are
+    never merged and rewritten again (the rewrites grew with the table: the writer's
+    peak memory grew with the length of a match). Closing the store leaves no log."""
+    monkeypatch.setattr(store_module, "WAL_CHECKPOINT", 64 * 2**10)  # a checkpoint every few batches
+    path = tmp_path / "arena.duckdb"
+    wal = Path(str(path) + ".wal")
+    ruleset = get_ruleset("classic")
+    rng = random.Random(14)
+    s = new_store(path)
+    s.close()
+    assert not wal.exists()
+
+    def stored_blocks() -> set[tuple]:
+        with duckdb.connect(str(path), read_only=True) as con:
+            return set(con.execute("SELECT row_group_id, column_id, block_id, block_offset, count "
+                                   "FROM pragma_storage_info('actions') WHERE persistent").fetchall())
+
+    s = Store.open(path)
+    s.release()
+    written, logs, blocks = 0, [], [stored_blocks()]
+    for board in range(6):
+        batch = [(match_id("t1", a, b), make_result(ruleset, board, a, b, rng)) for a, b in ((A, B), (A, C), (B, C))]
+        assert s.write_board_pairs("t1", batch) == 3
+        written += 3
+        s.release()
+        logs.append(wal.exists())
+        with Store.open(path, read_only=True) as r:  # a reader sees every batch, logged or checkpointed
+            assert count(r, "board_pairs") == written
+        blocks.append(stored_blocks())
+        assert blocks[-2] <= blocks[-1]  # what was stored stays where it was
+    assert logs == [True, True, False, True, True, False]  # the log carries batches to the next connection ...
+    assert [len(b) for b in blocks] == [0, 0, 0, 18, 18, 18, 36]  # ... checkpoints add row groups (18 segments each)
+    n_actions = count(s, "actions")
+    s.close()
+    assert not wal.exists()
+    with Store.open(path, read_only=True) as r:
+        assert count(r, "board_pairs") == 18 and count(r, "actions") == n_actions
+        assert r.done_board_pairs("t1") == {(match_id("t1", a, b), k) for a, b in ((A, B), (A, C), (B, C))
+                                             for k in range(6)}
+
+
 def test_other_schema_version_is_refused(tmp_path):
     path = tmp_path / "arena.duckdb"
     with Store.open(path) as s:
@@ -357,6 +401,24 @@ def test_boards_round_trip():
             s.add_boards("t1", [make_board(12, 0)])
         with pytest.raises(StoreError, match="no tournament"):
             s.add_boards("t9", boards)
+
+
+def test_boards_are_added_a_few_at_a_time_all_or_nothing(monkeypatch):
+    """add_boards takes its boards BOARDS_AT_ONCE at a time (what it builds does not grow
+    with a long match, issue 14 item 3) and still writes all of them or none."""
+    monkeypatch.setattr(store_module, "BOARDS_AT_ONCE", 2)
+    with new_store() as s:
+        boards = [make_board(11, k) for k in range(7)]
+        assert s.add_boards("t1", iter(boards[2:4])) == 2
+        assert s.add_boards("t1", iter(boards)) == 5  # chunks: 0-1 new, 2-3 stored, 4-5 and 6 new
+        assert s.boards("t1") == boards
+        bad = [make_board(11, k) for k in range(7, 12)] + [make_board(12, 3)]  # board 3 in the third chunk
+        with pytest.raises(StoreError, match="board 3 of 't1' is already stored with another dealer or deck"):
+            s.add_boards("t1", iter(bad))
+        assert s.boards("t1") == boards  # the two chunks before it were rolled back
+        with pytest.raises(StoreError, match="a deck has 32 cards"):
+            s.add_boards("t1", iter([make_board(11, 7), dataclasses.replace(make_board(11, 8), deck=())]))
+        assert count(s, "boards") == 7
 
 
 # --------------------------------------------------------------------------
