@@ -7,7 +7,8 @@ Measured in this run (``sample_bots/random``, the cheapest bot; classic):
 
 * ``w_bp`` — wall seconds per board pair of one unit playing alone, its board's two
   tables at once (``--workers 2``: one worker process);
-* ``c_bp`` — CPU seconds per board pair, every process together (referee, 8 bots);
+* ``c_bp`` — CPU seconds per board pair, every process together (the machine's busy time,
+  ``/proc/stat``: referee, bots, writer; run it on a quiet machine);
 * ``s_wall``, ``s_cpu`` — starting one unit's 8 bot processes (all at once, as a unit
   starts them before its first board);
 * ``c_write`` — the one writer's seconds per board pair (DuckDB batch writes).
@@ -32,7 +33,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -56,8 +56,7 @@ def bot_start(n: int = 8) -> tuple[float, float]:
     warm = BotClient(manifest, seed=99)  # the sandbox's probe and guardian: once per process, not per unit
     warm.start()
     warm.close()
-    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    me0 = resource.getrusage(resource.RUSAGE_SELF)
+    c0 = arena_bench.cpu_now()  # the machine's: sandboxed bots never reach getrusage
     t0 = time.perf_counter()
 
     def start(seat: int) -> BotClient:
@@ -69,12 +68,9 @@ def bot_start(n: int = 8) -> tuple[float, float]:
     with ThreadPoolExecutor(n) as threads:  # alive until the bots are closed (their death signal)
         clients = list(threads.map(start, range(n)))
         wall = time.perf_counter() - t0
-        me1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = arena_bench.cpu_now() - c0
         for c in clients:
             c.close()
-    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime
-           + me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime)
     return wall, cpu
 
 
