@@ -180,6 +180,14 @@ def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
 
 
+def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """The match loop's exception handler: a table task left with a KeyboardInterrupt (Ctrl-C
+    during a decision: the match is closing) is no error to report; anything else is."""
+    if isinstance(context.get("exception"), (KeyboardInterrupt, asyncio.CancelledError)):
+        return
+    loop.default_exception_handler(context)
+
+
 #: Faults after which the bot's process is stopped and started again for its next decision.
 _RESTART_AFTER = {FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.CONNECTION}
 
@@ -222,6 +230,7 @@ class DuplicateMatch:
         self.faults = {a.key: faults[0], b.key: faults[1]}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(_quiet_interrupts)
         self._started = False  # every seat's bot started before the first board
         # bots start on these threads, alive until the match is closed (a bot's death signal is
         # tied to the thread that started it: referee.launch), so a start never stalls the other table
