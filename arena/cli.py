@@ -1227,6 +1227,10 @@ def log(
         console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
                      + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
         console.print(render_deal(state))
+        for f in r.faults:  # the referee played the fallback for each, and the entrant forfeits the board
+            console.print(f"[red]fault[/] at seat {f.seat} ({escape(f.entrant)}): {f.kind}: {escape(f.detail)}; the "
+                      f"referee played the first legal action, and {escape(f.entrant)} forfeits board {f.board}",
+                      highlight=False)
 
 
 def _find_match(store, text: str) -> str:

@@ -78,6 +78,12 @@ def test_a_faulting_entrant_gives_the_same_results_with_any_workers_and_across_a
     faults = ref[2]
     assert len(faults) == 2 * 2 * 3  # its two matches, both tables of board 0, three each
     assert {(f[1], f[4], f[5]) for f in faults} == {(0, "illegal@1.0.0", "illegal")}
+    # `arena log` shows each fault under its table (the new-user trial found none shown)
+    r = cli("log", "f/random~illegal", "--board", 0, "--db", tmp_path / "w1" / "a.duckdb")
+    assert r.exit_code == 0, output(r)
+    text = " ".join(output(r).split())
+    assert text.count("fault at seat") == 6
+    assert "(illegal@1.0.0): illegal:" in text and "illegal@1.0.0 forfeits board 0" in text
     assert run("w4", 4)[0] == ref
     resumed, first = run("resumed", 1, interrupt=True)
     assert 0 < first.played < 3 * boards, "the first run was not interrupted mid-way"
