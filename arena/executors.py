@@ -15,9 +15,11 @@ each finished board pair goes back to the one writer, the arena
 * :class:`arena.cluster.DaskExecutor` — Dask workers, here or on other machines
   (``--cluster``).
 
-Results never depend on the executor: the board is ``make_board(seed, k)``, table 2's suits ``suit_permutation(seed, k)``,
-and bots reseed at every deal from HMACs of the match and board
-(:mod:`referee.secret`), so a board pair is the same whoever plays it and when.
+Results never depend on the executor: the board is ``make_board(seed, k)``, table
+2's suits ``suit_permutation(seed, k)``, a match is one unit (an entrant's forfeit
+depends on its faults at every earlier board of the match, and a resumed match
+starts from the stored count), and bots reseed at every deal from HMACs of the match
+and board (:mod:`referee.secret`), so a board pair is the same whoever plays it and when.
 Partners never share a process and no process plays both tables of a board
 (:class:`referee.match.DuplicateMatch`), whatever the executor.
 
@@ -26,8 +28,9 @@ the arena died before it could ask); its bots die with it (their launcher's own
 death signal and the sandbox's guardian, :mod:`referee.sandbox`).  The kernel sends a
 death signal when the *thread* that started the process ends: worker processes are
 started by the thread that calls :meth:`Executor.results` (the arena's writer, alive
-for the whole run), and bots by the thread that plays their unit, which stops them
-before the unit ends — never start either from a short-lived thread.
+for the whole run), and bots by their match's starter threads, which live until the
+match has stopped them (:class:`referee.match.DuplicateMatch`) — never start either
+from a short-lived thread.
 """
 
 from __future__ import annotations
