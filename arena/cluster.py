@@ -107,15 +107,16 @@ def _local_entrant(entrant: Entrant, archive: BotArchive) -> Entrant:
 
 
 def _cluster_unit(work: Work, unit: Unit, archive_a: BotArchive, archive_b: BotArchive,
-                  stop_event: str) -> list[Item]:
-    """Run on a Dask worker: play ``unit`` with bots from the shipped copies; its board pairs."""
-    from distributed import Event
+                  stop_event: str, results_queue: str) -> int:
+    """Run on a Dask worker: play ``unit`` with bots from the shipped copies, putting each
+    board pair on the arena's results queue as it finishes (nothing is kept: a match of any
+    length holds one board pair at a time); return how many were put."""
+    from distributed import Event, Queue
 
     stop = Event(stop_event)
+    results = Queue(results_queue)
     unit = replace(unit, a=_local_entrant(unit.a, archive_a), b=_local_entrant(unit.b, archive_b))
-    out: list[Item] = []
-    play_unit(work, unit, lambda mid, r: out.append((mid, r)), stop.is_set)
-    return out
+    return play_unit(work, unit, lambda mid, r: results.put((unit.number, mid, r)), stop.is_set)
 
 
 class DaskExecutor:
@@ -133,7 +134,7 @@ class DaskExecutor:
 
     def __init__(self, address: str, store=None, *, timeout_s: float = 10.0):
         try:
-            from distributed import Client, Event, LocalCluster
+            from distributed import Client, Event, LocalCluster, Queue
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'dask[distributed]'") from None
         self.on_workers: Callable[[str], None] | None = None
@@ -165,6 +166,10 @@ class DaskExecutor:
         self._stop_name = f"belote-arena-stop-{uuid.uuid4().hex}"
         self._stop = Event(self._stop_name, client=self.client)
         self._stop.clear()
+        self._queue_name = f"belote-arena-results-{uuid.uuid4().hex}"
+        self._queue = Queue(self._queue_name, client=self.client)  # board pairs, as units play them
+        self._expected: dict[int, int] = {}  # unit number -> board pairs its last attempt put
+        self._received: dict[int, set[int]] = {}  # unit number -> boards received (a re-run puts some twice)
         self._archives: dict[str, object] = {}  # content hash -> the scattered BotArchive's future
         self._pending: list = []
         self._unit_of: dict[str, tuple[Unit, int]] = {}  # a pending future's key -> (its unit, attempt)
@@ -216,7 +221,7 @@ class DaskExecutor:
     def _submit(self, unit: Unit, attempt: int = 0) -> None:
         f = self.client.submit(
             _cluster_unit, self._work, unit, self._archive(unit.a), self._archive(unit.b), self._stop_name,
-            key=f"belote-unit-{self._stop_name[-8:]}-{unit.number}-{attempt}", pure=False)
+            self._queue_name, key=f"belote-unit-{self._stop_name[-8:]}-{unit.number}-{attempt}", pure=False)
         self._unit_of[f.key] = (unit, attempt)
         self._pending.append(f)
 
@@ -224,7 +229,10 @@ class DaskExecutor:
         from distributed import wait
 
         out: list[Item] = []
-        if self._pending:
+        for number, mid, result in self._queue.get(batch=True):
+            self._received.setdefault(number, set()).add(result.board)
+            out.append((mid, result))
+        if self._pending and not out:
             try:
                 wait(self._pending, timeout=timeout, return_when="FIRST_COMPLETED")
             except TimeoutError:
@@ -235,7 +243,7 @@ class DaskExecutor:
             self._pending.remove(f)
             unit, attempt = self._unit_of.pop(f.key)
             if f.status == "finished":
-                out.extend(f.result())
+                self._expected[unit.number] = f.result()
             elif f.status == "cancelled":
                 if self._stopping:
                     pass
@@ -262,7 +270,10 @@ class DaskExecutor:
         return out
 
     def finished(self) -> bool:
-        return not self._pending and (self._units is None or self._stopping)
+        """Every unit is done and every board pair it put on the queue was taken from it."""
+        if self._pending or not (self._units is None or self._stopping):
+            return False
+        return all(len(self._received.get(n, ())) >= c for n, c in self._expected.items())
 
     def stop(self) -> None:
         """No new unit; running units stop after their board pair in flight (units not yet
