@@ -2,7 +2,7 @@
 
 The arena stays the only writer of DuckDB; Dask (``dask.distributed``) carries the
 units of work (:class:`arena.executors.Unit`: a match, the boards of it still to
-play) to its workers and their board pairs back.
+play) to its workers, and their board pairs back one by one through a Dask queue.
 A worker plays a unit exactly as the arena's own workers do
 (:func:`arena.executors.play_unit`): it starts the bots **locally**, in the same
 sandbox (:mod:`referee.sandbox`; each worker machine needs it, as ``arena sandbox``
