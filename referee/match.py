@@ -225,7 +225,8 @@ class DuplicateMatch:
             ns, ew = (a, b) if table == 1 else (b, a)
             for seat in range(n):
                 self.seats[(table, seat)] = _Seat(ns if seat % 2 == 0 else ew, table, seat, config, match_id, self.key)
-        self.tables = {1: BoardMatchTable(config.ruleset), 2: BoardMatchTable(config.ruleset)}
+        # running scores and pots only: each board pair goes to the caller as it is played
+        self.tables = {t: BoardMatchTable(config.ruleset, keep_outcomes=False) for t in (1, 2)}
         self.tables[1].pot, self.tables[2].pot = pots
         self.faults = {a.key: faults[0], b.key: faults[1]}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)

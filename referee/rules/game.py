@@ -16,13 +16,16 @@ class BoardMatchTable:
     """One table of a board match (§8 "Board match"): each board is scored on its
     own; a passed-out board scores 0–0; a litige pot carries from one board to
     the next at the same table (§6.3) and is scored by nobody if still open at the end.
-    ``scores`` are the running totals per team, in points.
+    ``scores`` are the running totals per team, in points; ``outcomes`` every deal's
+    outcome, unless ``keep_outcomes`` is False (a referee that stores each deal as it is
+    played keeps memory flat in the length of the match: issue 14 item 3).
     """
 
-    def __init__(self, ruleset: Ruleset):
+    def __init__(self, ruleset: Ruleset, *, keep_outcomes: bool = True):
         self.ruleset = ruleset
         self.pot = 0
         self.scores = [0, 0]
+        self.keep_outcomes = keep_outcomes
         self.outcomes: list[DealOutcome] = []
 
     def new_deal(self, deck, dealer: int) -> DealState:
@@ -38,7 +41,8 @@ class BoardMatchTable:
         outcome = state.outcome()
         if outcome is None:
             raise ValueError("the deal is not finished")
-        self.outcomes.append(outcome)
+        if self.keep_outcomes:
+            self.outcomes.append(outcome)
         for t in (0, 1):
             self.scores[t] += outcome.score[t]
         self.pot = outcome.pot

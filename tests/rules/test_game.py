@@ -139,6 +139,19 @@ def test_s8_board_match_scores_each_board_passed_board_0_0():
     assert table.scores == [152 + 0 + 182, 30 + 0 + 0]
 
 
+def test_s8_a_board_match_table_that_keeps_no_outcomes_scores_the_same():
+    """The referee's tables keep only running scores and the pot (issue 14 item 3: memory flat
+    in the length of a match): the same scores as a table that keeps every outcome."""
+    kept, lean = BoardMatchTable(get_ruleset("classic")), BoardMatchTable(get_ruleset("classic"), keep_outcomes=False)
+    for name in ("classic/made_partner_belote", "classic/passed_out", "classic/dedans_defenders_belote"):
+        record = case_record(name)
+        for table in (kept, lean):
+            table.finish_deal(drive(table.new_deal(record.deck, record.dealer), record))
+    assert lean.scores == kept.scores == [152 + 0 + 182, 30 + 0 + 0]
+    assert lean.pot == kept.pot == 0
+    assert lean.outcomes == [] and len(kept.outcomes) == 3
+
+
 def test_s8_unfinished_deal_cannot_be_recorded():
     rules = get_ruleset("classic")
     deck = make_board(1, 0).deck
