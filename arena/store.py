@@ -120,7 +120,7 @@ LOCK_WAIT_S = (15.0, 120.0)
 #: A writer checkpoints the database (moves its write-ahead log into the file) after a write
 #: that leaves the log this big or bigger, bytes (DuckDB checkpoints at each close); see
 #: :func:`_writer_settings`.
-WAL_CHECKPOINT = 4 * 2**20
+WAL_CHECKPOINT = 2 * 2**20
 
 #: :meth:`Store.add_boards` stores this many boards at a time.
 BOARDS_AT_ONCE = 500
