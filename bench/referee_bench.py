@@ -43,6 +43,7 @@ spots are printed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
 import io
 import os
@@ -170,23 +171,31 @@ def time_echo(request_bytes: int, reply_bytes: int, calls: int, servers: int,
 
 def time_bots(requests: list, calls: int, ruleset: str) -> tuple[list[float], float]:
     """Round trips (ms) and client CPU ms per call of ``calls`` decisions taken from ``requests``,
-    sent in turn to 4 ``sample_bots/random`` processes started as the referee starts them."""
+    sent in turn to 4 ``sample_bots/random`` processes started as the referee starts them,
+    over the referee's own call (:meth:`BotClient.decide_async`)."""
     manifest = load_manifest(ROOT / "sample_bots" / "random")
     clients = [BotClient(manifest, seed=i) for i in range(4)]
-    try:
-        for seat, c in enumerate(clients):
-            c.start()
-            c.start_match(pb.StartMatchRequest(match_id="bench", ruleset=ruleset, seat=seat))
+
+    async def timed() -> tuple[list[float], float]:
         for i in range(200 * len(clients)):  # warm-up
-            clients[i % len(clients)].decide(requests[i % len(requests)], 1.0)
+            await clients[i % len(clients)].decide_async(requests[i % len(requests)], 1.0)
         out = []
         c0 = time.process_time()
         for i in range(calls):
             client, request = clients[i % len(clients)], requests[i % len(requests)]
             t0 = time.perf_counter()
-            client.decide(request, 1.0)
+            await client.decide_async(request, 1.0)
             out.append((time.perf_counter() - t0) * 1000)
-        return out, (time.process_time() - c0) * 1000 / calls
+        cpu = (time.process_time() - c0) * 1000 / calls
+        for c in clients:
+            await c.aclose_aio()
+        return out, cpu
+
+    try:
+        for seat, c in enumerate(clients):
+            c.start()
+            c.start_match(pb.StartMatchRequest(match_id="bench", ruleset=ruleset, seat=seat))
+        return asyncio.run(timed())
     finally:
         for c in clients:
             c.close()

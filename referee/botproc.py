@@ -11,11 +11,10 @@ decision), no ``wait_for_ready`` on decisions, short reconnect backoff for a
 fast start, capped message sizes, and a deadline on every call.
 
 Decisions go over one ``DecideStream`` per bot process when the bot implements
-it (about 1.5× faster than unary calls), else over unary ``Decide``: see
-:meth:`BotClient.decide` (blocking) and :meth:`BotClient.decide_async`
-(``grpc.aio``, for a referee that plays several tables on one event loop; its
-client costs ~0.6× the CPU of the blocking stream's, which hands every message
-to gRPC's sending thread: ``bench/RESULTS.md``).
+it (about 1.5× faster than unary calls), else over unary ``Decide``, with
+``grpc.aio`` so a referee plays several tables on one event loop (its client
+costs ~0.6× the CPU of a blocking stream's, which hands every message to gRPC's
+sending thread: ``bench/RESULTS.md``): see :meth:`BotClient.decide_async`.
 """
 
 from __future__ import annotations
@@ -24,14 +23,12 @@ import asyncio
 import atexit
 import functools
 import os
-import queue
 import shutil
 import signal
 import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -76,86 +73,6 @@ class DecideError(grpc.RpcError):
         return self._details
 
 
-_END = object()  # ends a stream's request iterator
-
-
-class _DecideStream:
-    """One ``DecideStream`` call: requests go through a queue that gRPC's sending
-    thread drains; responses are read with ``next()`` by the deciding thread."""
-
-    def __init__(self, stub: pb_grpc.BotServiceStub):
-        self._requests: queue.SimpleQueue = queue.SimpleQueue()
-        self.call = stub.DecideStream(self._iterate())  # no deadline: each decision has its own
-
-    def _iterate(self):
-        while True:
-            item = self._requests.get()
-            if item is _END:
-                return
-            yield item
-
-    def send(self, request: pb.DecideRequest) -> None:
-        self._requests.put(pb.DecideStreamRequest(request=request))
-
-    def receive(self) -> pb.DecideResponse:
-        """The next answer; raises grpc.RpcError when the call ends with an error,
-        StopIteration when the bot ends it without answering."""
-        return next(self.call).response
-
-    def close(self) -> None:
-        self._requests.put(_END)  # frees gRPC's sending thread
-        self.call.cancel()
-
-
-class _Watchdog(threading.Thread):
-    """Cancels the stream of a decision still unanswered at its deadline.
-
-    One thread per client, woken only when a decision's deadline is earlier than
-    the one it sleeps towards, so an answered decision costs it nothing."""
-
-    def __init__(self, name: str):
-        super().__init__(name=f"decide-watchdog {name}", daemon=True)
-        self._cond = threading.Condition()
-        self._armed: tuple[float, _DecideStream] | None = None
-        self._sleep_until = float("inf")
-        self._fired = False
-        self._stopped = False
-
-    def arm(self, deadline: float, stream: _DecideStream) -> None:
-        with self._cond:
-            self._armed, self._fired = (deadline, stream), False
-            if deadline < self._sleep_until:
-                self._cond.notify()
-
-    def disarm(self) -> bool:
-        """End the decision in flight; True when its deadline passed and its stream was cancelled."""
-        with self._cond:
-            self._armed = None
-            return self._fired
-
-    def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify()
-        self.join()
-
-    def run(self) -> None:
-        with self._cond:
-            while not self._stopped:
-                if self._armed is None:
-                    self._sleep_until = float("inf")
-                    self._cond.wait()
-                    continue
-                deadline, stream = self._armed
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self._armed, self._fired = None, True
-                    stream.call.cancel()
-                    continue
-                self._sleep_until = deadline
-                self._cond.wait(left)
-
-
 _ROOT_PREFIX = "belote-referee-"
 
 
@@ -198,10 +115,8 @@ class BotClient:
     """
 
     stream_decisions: bool = True
-    """Whether :meth:`decide` tries ``DecideStream`` first (False: unary ``Decide`` only)."""
-    _stream: _DecideStream | None = None
+    """Whether :meth:`decide_async` tries ``DecideStream`` first (False: unary ``Decide`` only)."""
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
-    _watchdog: _Watchdog | None = None
     _aio_channel: grpc.aio.Channel | None = None
     _aio_stub: pb_grpc.BotServiceStub | None = None
     _aio_stream: grpc.aio.StreamStreamCall | None = None
@@ -418,12 +333,8 @@ class BotClient:
         ``grace_s`` seconds) and remove the working folder.  Safe to call twice, and from
         another thread while :meth:`start` runs (the start then gives up)."""
         self._closed = True
-        self._drop_stream()
         self._drop_aio_stream()
         self._aio_channel = self._aio_stub = None  # closed by aclose_aio when a loop ran it
-        if self._watchdog is not None:
-            self._watchdog.stop()
-            self._watchdog = None
         if self.channel is not None:
             self.channel.close()
             self.channel = None
@@ -464,68 +375,16 @@ class BotClient:
     def end_match(self, request: pb.EndMatchRequest, timeout_s: float = 1.0) -> None:
         self.stub.EndMatch(request, timeout=timeout_s)
 
-    def decide(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse:
-        """One decision with a deadline of ``timeout_s`` seconds.
-
-        Over this process's ``DecideStream``, opened on the first decision and
-        again after a stream ended with an error; over unary ``Decide`` when
-        :attr:`stream_decisions` is off or the bot answered the stream's first
-        request UNIMPLEMENTED (the request is then sent once as ``Decide``, in
-        the time left: the bot never saw it). A decision unanswered at its
-        deadline cancels the stream: the caller restarts the bot. Never retries.
-
-        Raises:
-            grpc.RpcError: DEADLINE_EXCEEDED, UNAVAILABLE, RESOURCE_EXHAUSTED, …
-                (a :class:`DecideError` or the stream's own error over the stream).
-        """
-        if not self.stream_decisions or self._stream_works is False:
-            return self.stub.Decide(request, timeout=timeout_s)
-        deadline = time.monotonic() + timeout_s
-        stream, opened = self._stream, self._stream is None
-        if stream is None:
-            stream = self._stream = _DecideStream(self.stub)
-        if self._watchdog is None:
-            self._watchdog = _Watchdog(self.name)
-            self._watchdog.start()
-        self._watchdog.arm(deadline, stream)
-        stream.send(request)
-        try:
-            response = stream.receive()
-        except StopIteration:
-            fired = self._watchdog.disarm()
-            self._drop_stream()
-            if fired:
-                raise DecideError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded") from None
-            raise DecideError(grpc.StatusCode.UNKNOWN, "the bot ended DecideStream without answering") from None
-        except grpc.RpcError as err:
-            fired = self._watchdog.disarm()
-            self._drop_stream()
-            if fired:
-                raise DecideError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded") from None
-            if opened and self._stream_works is None and err.code() == grpc.StatusCode.UNIMPLEMENTED:
-                self._stream_works = False
-                return self.stub.Decide(request, timeout=max(0.0, deadline - time.monotonic()))
-            raise
-        if self._watchdog.disarm():  # answered just as the deadline cancelled the stream
-            self._drop_stream()
-            raise DecideError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
-        self._stream_works = True
-        return response
-
-    def _drop_stream(self) -> None:
-        """Cancel this process's decision stream, if open (the next decision opens another)."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-
-    # ------------------------------------------------------------ asyncio calls
     async def decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse:
-        """:meth:`decide` on the running event loop, over a ``grpc.aio`` channel of its own.
+        """One decision with a deadline of ``timeout_s`` seconds, on the running event loop,
+        over a ``grpc.aio`` channel of its own (call it from one event loop only).
 
-        The same contract: one ``DecideStream`` per process (unary ``Decide`` when the
-        bot does not implement it, or :attr:`stream_decisions` is off), a deadline of
-        ``timeout_s`` seconds on the whole exchange, a stream cancelled at its deadline
-        (the caller restarts the bot), never a retry.  Call it from one event loop only.
+        Over this process's ``DecideStream``, opened on the first decision and again after
+        a stream ended with an error; over unary ``Decide`` when :attr:`stream_decisions` is
+        off or the bot refused the stream's first request (UNIMPLEMENTED: the request is
+        then sent once as ``Decide``, in the time left; the bot never saw it).  The deadline
+        covers the whole exchange; a decision unanswered at it cancels the stream (the
+        caller restarts the bot).  Never retries.
 
         Raises:
             grpc.RpcError: DEADLINE_EXCEEDED, UNAVAILABLE, RESOURCE_EXHAUSTED, …
