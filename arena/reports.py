@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -189,22 +190,26 @@ class FieldScore:
     matchpoints: float
 
 
+# Per row, exact integers: a table's result times the board's table count minus
+# the board's total (``xn`` = n·(r − datum)), and twice the tables it beat
+# (``mpn`` = 2·below + same). Summed per (entrant, n) they stay integers, so the
+# means below do not depend on the order DuckDB reads the rows in (a resumed
+# tournament stores them in another order; float sums would differ in the last
+# bit and a rounded 78.565 could print as 78.56 or 78.57).
 _FIELD_SQL = """
 WITH m AS (SELECT match_id, tournament FROM matches
            WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)
              AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], tournament))),
-t AS (SELECT m.tournament, d.board, d.ns_entrant, d.ew_entrant, (d.score_ns - d.score_ew)::DOUBLE AS r
+t AS (SELECT m.tournament, d.board, d.ns_entrant, d.ew_entrant, (d.score_ns - d.score_ew)::BIGINT AS r
       FROM deals d JOIN m USING (match_id)),
-w AS (SELECT *, avg(r) OVER b AS datum, count(*) OVER b AS n,
+w AS (SELECT *, sum(r) OVER b AS s, count(*) OVER b AS n,
              rank() OVER (PARTITION BY tournament, board ORDER BY r) - 1 AS below,
              count(*) OVER (PARTITION BY tournament, board, r) - 1 AS same
       FROM t WINDOW b AS (PARTITION BY tournament, board)),
-per AS (SELECT ns_entrant AS entrant, r - datum AS x,
-               CASE WHEN n > 1 THEN (below + same / 2.0) / (n - 1) END AS mp FROM w
+per AS (SELECT ns_entrant AS entrant, n, (r * n - s)::HUGEINT AS xn, 2 * below + same AS mpn FROM w
         UNION ALL
-        SELECT ew_entrant, datum - r,
-               CASE WHEN n > 1 THEN 1 - (below + same / 2.0) / (n - 1) END FROM w)
-SELECT entrant, count(*), avg(x), stddev_samp(x), avg(mp) FROM per GROUP BY entrant ORDER BY entrant
+        SELECT ew_entrant, n, (s - r * n)::HUGEINT, 2 * (n - 1) - (2 * below + same) FROM w)
+SELECT entrant, n, count(*), sum(xn), sum(xn * xn), sum(mpn) FROM per GROUP BY entrant, n ORDER BY entrant, n
 """
 
 
@@ -213,17 +218,28 @@ def field_scores(store, tournament: str | None = None, ruleset: str | None = Non
     """Butler and matchpoint scores of every entrant (:class:`FieldScore`), by
     entrant key; the datum is taken per tournament and board (boards of
     different tournaments are different deals). ``tournaments``: only these
-    (e.g. those with one set of RULES.md §6.4 options)."""
-    out = {}
-    for entrant, n, mean, sd, mp in store.con.execute(
+    (e.g. those with one set of RULES.md §6.4 options). Computed exactly
+    (fractions), so the figures do not depend on the order rows were stored in."""
+    sums: dict[str, list] = {}
+    for entrant, n, count, xn, xn2, mpn in store.con.execute(
             _FIELD_SQL, [tournament, tournament, ruleset, ruleset, tournaments, tournaments]).fetchall():
-        if n >= 2 and sd is not None:
-            half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-            low, high = mean - half, mean + half
-        else:
-            low = high = math.nan
-        out[entrant] = FieldScore(entrant=entrant, tables=int(n), butler=float(mean), butler_low=low,
-                                  butler_high=high, matchpoints=math.nan if mp is None else float(mp))
+        acc = sums.setdefault(entrant, [0, Fraction(0), Fraction(0), 0, Fraction(0)])
+        acc[0] += count
+        acc[1] += Fraction(int(xn), n)  # Σ x over these rows, x = r − datum
+        acc[2] += Fraction(int(xn2), n * n)  # Σ x²
+        if n > 1:  # a board played at one table has no matchpoints
+            acc[3] += count
+            acc[4] += Fraction(int(mpn), 2 * (n - 1))
+    out = {}
+    for entrant, (count, sx, sx2, mp_count, smp) in sums.items():
+        mean = sx / count
+        low = high = math.nan
+        if count >= 2:
+            sd = math.sqrt((sx2 - count * mean * mean) / (count - 1))
+            half = float(stats.t.ppf(0.975, count - 1)) * sd / math.sqrt(count)
+            low, high = float(mean) - half, float(mean) + half
+        out[entrant] = FieldScore(entrant=entrant, tables=count, butler=float(mean), butler_low=low,
+                                  butler_high=high, matchpoints=float(smp / mp_count) if mp_count else math.nan)
     return out
 
 

@@ -19,11 +19,25 @@ from referee.rules import get_ruleset
 from .conftest import SAMPLES, cli, output, procs_under, wait_no_procs
 from .test_resume import NAME, compare, fresh_copy, snapshot, start, stored_pairs
 
-BOARDS = 60  # per pair: big enough that 20 kills (0.3–2.5 s apart) do not reach the end
+BOARDS = 100  # per pair
 PAIRS = 3  # random, greedy, heuristic
 BOARD_PAIRS = BOARDS * PAIRS
 SEED = 23
 KILLS = 20
+CAP = 0.8  # the kills stop every run before this share of the board pairs is stored
+
+
+def kill_point(p, kdb, delay: float, cap: int) -> float:
+    """Return after ``delay`` s, or sooner once ``cap`` board pairs are stored: however fast the
+    machine plays, the 20 kills land at random points before the end (a condition, not a time).
+    Returns the seconds waited."""
+    t0 = time.monotonic()
+    while time.monotonic() < t0 + delay:
+        assert p.poll() is None, "the run ended before it was killed\n" + "".join(p.communicate())
+        if stored_pairs(kdb) >= cap:
+            break
+        time.sleep(min(0.05, max(0.0, t0 + delay - time.monotonic())))
+    return time.monotonic() - t0
 
 
 def describe(pids: list[int]) -> str:
@@ -73,9 +87,9 @@ def test_twenty_sigkills_then_finish_equals_the_uninterrupted_run(tmp_path):
     stored, delays, saw_bots = [], [], 0
     while len(delays) < KILLS:
         p = start(kdb, tmp_path)
-        delay = rng.uniform(0.3, 2.5)
-        time.sleep(delay)
-        assert p.poll() is None, "the run ended before it was killed: make the tournament bigger\n" + "".join(p.communicate())
+        done = stored[-1] if stored else 0
+        cap = done + (int(CAP * BOARD_PAIRS) - done) // (KILLS - len(delays))
+        delay = kill_point(p, kdb, rng.uniform(0.3, 2.5), cap)
         saw_bots += bool(procs_under(tmp_path))
         os.kill(p.pid, signal.SIGKILL)  # only the arena process: its bots die with it (PDEATHSIG)
         assert p.wait(timeout=10) == -signal.SIGKILL

@@ -120,8 +120,7 @@ def test_resume_after_sigkill(template):
     root, db, want = template
     kdb = fresh_copy(db, root / "killed")
     p, out, err = run_until_started(kdb, root, kdb.parent)
-    wait_for_writes(kdb, p)
-    time.sleep(random.uniform(0.0, 1.0))
+    wait_for_writes(kdb, p, at_least=random.randint(3, BOARD_PAIRS // 2))  # a random point, not a time
     end = time.monotonic() + 30  # between two matches no bot runs: wait for the next one's (a condition, not a time)
     while not procs_under(root):
         assert p.poll() is None and time.monotonic() < end, "no bot process found: the scan would prove nothing"
@@ -143,8 +142,7 @@ def test_sigint_then_resume(template):
     root, db, want = template
     idb = fresh_copy(db, root / "interrupted")
     p, out, err = run_until_started(idb, root, idb.parent)
-    wait_for_writes(idb, p)
-    time.sleep(random.uniform(0.0, 1.0))
+    wait_for_writes(idb, p, at_least=random.randint(3, BOARD_PAIRS // 2))
     os.kill(p.pid, signal.SIGINT)
     rc = p.wait(timeout=60)
     text = out.read_text() + err.read_text()
