@@ -6,9 +6,12 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import inspect
 import json
 import math
+import re
 import shlex
 import sys
 import signal
@@ -59,10 +62,29 @@ def _metavar(param) -> str:
             "file": "FILE"}.get(name, "TEXT")
 
 
+def _reflow(help_text: str) -> str:
+    """Join the lines of each paragraph of a docstring (typer's rich help keeps a docstring's
+    line breaks, so a wrapped sentence broke mid-line in an 80-column terminal); lines that
+    start a list item (``-``, ``*``, ``1.``) keep their break."""
+    paragraphs = []
+    for par in inspect.cleandoc(help_text).split("\n\n"):
+        lines: list[str] = []
+        for line in par.splitlines():
+            item = re.match(r"\s*([-*]|\d+\.)\s", line)
+            if lines and not item and not par.startswith("\b"):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line.rstrip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
 def _tidy(command, ctx) -> None:
     """Give each parameter of ``command`` (and its help option) a placeholder in one style
     (:func:`_metavar`) unless it names its own: typer's default shows Python types
-    (``<list[Path]>``, ``<bool>``, ``{folder}``)."""
+    (``<list[Path]>``, ``<bool>``, ``{folder}``); reflow its help (:func:`_reflow`)."""
+    if command.help and not getattr(command, "_reflowed", False):
+        command.help, command._reflowed = _reflow(command.help), True
     for param in [*command.params, command.get_help_option(ctx)]:
         if param is None:
             continue
@@ -133,7 +155,6 @@ MAX_SEED = 2**256 - 1
 #: How anyone checks a revealed seed against its commitment.
 VERIFY = "printf '%s' SEED | sha256sum"
 DecisionMsOption = Annotated[int, typer.Option(min=10, max=600_000, help="deadline of one decision, ms")]
-MaxFaultsOption = Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits a match")]
 CpuOption = Annotated[int, typer.Option("--cpu-s", min=0, help="bot sandbox: CPU seconds per process (0 = unlimited)")]
 MemoryOption = Annotated[int, typer.Option(
     "--memory-mib", min=0,
@@ -149,6 +170,23 @@ IsolateOption = Annotated[bool, typer.Option(
 
 #: A new tournament's play settings when no flag gives them (arena.store.PLAY_SETTINGS).
 PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
+
+
+def _play_settings(store, name: str, exists: bool, given: dict, new_name: str) -> tuple[dict | None, dict]:
+    """How a tournament's matches are played, fixed once it is created: a resumed run plays
+    as the first did.  ``given``: the command's values (None = not given).  Returns (the
+    stored settings or None, the settings to play with: stored, else given or
+    :data:`PLAY_DEFAULTS`).  Raises a refusal (exit 1) when a given value differs from
+    the stored one."""
+    stored = store.play_settings(name) if exists else None
+    if stored is None:
+        return None, {k: v if v is not None else PLAY_DEFAULTS[k] for k, v in given.items()}
+    for key, value in given.items():
+        if value is not None and value != stored[key]:
+            flag = "--" + key.replace("_", "-")
+            raise fail(f"{name!r} exists with {flag} {stored[key]}, fixed once it is created: "
+                       f"leave {flag} out to resume it, or choose a new {new_name}")
+    return stored, stored
 
 
 def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None):
@@ -507,18 +545,8 @@ def tournament_run(
                            "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
                            "or choose a new tournament name")
             rs = existing.resolved_ruleset()
-        # how matches are played is fixed with the tournament: a resumed run plays as the first did
         given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
-        stored_settings = store.play_settings(name) if existing is not None else None
-        if stored_settings is not None:
-            for key, value in given.items():
-                if value is not None and value != stored_settings[key]:
-                    flag = "--" + key.replace("_", "-")
-                    raise fail(f"tournament {name!r} exists with {flag} {stored_settings[key]}, fixed once it is "
-                               f"created: leave {flag} out to resume it, or choose a new tournament name")
-            settings = stored_settings
-        else:
-            settings = {k: v if v is not None else PLAY_DEFAULTS[k] for k, v in given.items()}
+        stored_settings, settings = _play_settings(store, name, existing is not None, given, "tournament name")
         decision_ms, max_faults, cpu_s, memory_mib = (settings[k] for k in given)
         for m in manifests:
             m.check_plays(rs.name)
@@ -562,7 +590,8 @@ def tournament_run(
             console=console,
         )
         stop = threading.Event()
-        with progress:
+        # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
+        with progress if t.status != "complete" else contextlib.nullcontext():
             task = progress.add_task("", total=None, rate="", where=escape(where))
             if executor is not None:
                 executor.on_workers = lambda text: progress.update(task, where=escape(text))
@@ -699,8 +728,9 @@ def tournament_show(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Show a tournament: ruleset and options, entrants, board pairs, status, seed commitment,
-    and the seed once it may be shown (a secret seed: when the tournament is complete).
+    """Show a tournament: ruleset, entrants, board pairs, status, seed commitment.
+
+    The seed itself is shown once it may be (a secret seed: when the tournament is complete).
 
     The commitment is the SHA-256 of the seed's decimal digits (ASCII, no newline):
     check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
@@ -1029,10 +1059,16 @@ def sprt(
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: NOT secret (default: 256 random bits, secret)",
         show_default=False)] = None,
-    decision_ms: DecisionMsOption = 1000,
-    max_faults: MaxFaultsOption = 3,
-    cpu_s: CpuOption = 0,
-    memory_mib: MemoryOption = 1024,
+    decision_ms: Annotated[int | None, typer.Option(
+        min=10, max=600_000, help="deadline of one decision, ms (new test: 1000)", show_default=False)] = None,
+    max_faults: Annotated[int | None, typer.Option(
+        min=1, help="faults after which an entrant forfeits the test's match (new test: 3)", show_default=False)] = None,
+    cpu_s: Annotated[int | None, typer.Option(
+        "--cpu-s", min=0, help="bot sandbox: CPU seconds per process, 0 = unlimited (new test: 0)",
+        show_default=False)] = None,
+    memory_mib: Annotated[int | None, typer.Option(
+        "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
+        "(new test: 1024)", show_default=False)] = None,
     isolate: IsolateOption = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -1079,6 +1115,9 @@ def sprt(
             raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
         if existing is not None and existing.ruleset != rs.name:
             raise fail(f"test {test!r} plays {existing.ruleset}; leave --ruleset out to resume it")
+        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
+        stored_settings, play = _play_settings(store, test, existing is not None, given, "--name")
+        decision_ms, max_faults, cpu_s, memory_mib = (play[k] for k in given)
         decided = stored is not None and stored["status"] != "running"
         limits = _limits(cpu_s, memory_mib, isolate, manifests) if not decided else None
         for kind, x in picked:
@@ -1087,6 +1126,8 @@ def sprt(
         if existing is None:
             store.create_tournament(test, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     max_boards, [(m.name, m.version) for m in manifests], secret=seed is None)
+        if stored_settings is None:
+            store.set_play_settings(test, play)
         console.print(f"test [bold]{escape(test)}[/]: {keys[0]} against {keys[1]}, {rs.name}; "
                       f"H0 Elo {elo0:g}, H1 Elo {elo1:g}, alpha {alpha:g}, beta {beta:g}, "
                       f"at most {max_boards} board pairs" + (" (decided before: stored result)" if decided else ""),
@@ -1307,8 +1348,10 @@ def serve(
                                       "shows the results to anyone who can reach it")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
 ) -> None:
-    """Show the results in a web browser: tournaments, leaderboards, head-to-head grids,
-    matches, a replay of every board, bots, and live progress.
+    """Show the results in a web browser: ratings, matches, replays, live progress.
+
+    Pages: tournaments, leaderboards, head-to-head grids, matches, a replay of every
+    board, bots, and the progress of a running tournament.
 
     Read-only: the database is opened read-only for each page, so it runs while
     `arena tournament run` writes. Stop it with Ctrl-C.

@@ -163,13 +163,18 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-c", runner, *args], capture_output=True, text=True,
                               timeout=timeout, cwd=ROOT)
 
-    args = ("sprt", "heuristic", "random", "--elo1", "200", "--seed", "3", "--max-boards", "200", "--db", str(db))
+    args = ("sprt", "heuristic", "random", "--elo1", "200", "--seed", "3", "--max-boards", "200", "--db", str(db),
+            "--name", "t", "--decision-ms", "800")
     first = arena(*args)
     assert first.returncode == 0, first.stderr
     assert "H1 accepted: heuristic@1.0.0 is stronger than random@1.0.0" in first.stdout
     assert "board pairs: " in first.stdout
+    with Store.open(db, read_only=True) as store:  # stored with the test, as a tournament's are
+        assert store.play_settings("t") == {"decision_ms": 800, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
     again = arena(*args, timeout=120)
     assert again.returncode == 0 and "decided before" in again.stdout
+    other = arena(*args[:-1], "900", timeout=60)
+    assert other.returncode == 1 and "exists with --decision-ms 800" in other.stderr
     listed = json.loads(arena("tournament", "list", "--json", "--db", str(db), timeout=60).stdout)
     assert [t["status"] for t in listed] == ["decided"]  # stopped short of --max-boards on purpose
     bad = arena("sprt", "heuristic", "random", "--elo0", "60", "--elo1", "50", "--db", str(db), timeout=60)

@@ -38,6 +38,13 @@ def test_help_fits_80_columns_with_one_placeholder_style(path):
     too_long = [line for line in text.splitlines() if len(line) > 80]
     assert not too_long, too_long
     assert not re.search(r"<(bool|str|path|int|list|float)[^>]*>", text), text
+    # no sentence broken mid-line: a description line is cut short only where its paragraph ends
+    # (typer keeps a docstring's own line breaks unless the arena reflows it)
+    lines = text.split("╭")[0].splitlines()
+    for line, after in zip(lines, lines[1:]):
+        word = after.split()[0] if after.strip() else ""
+        if line.strip() and word and not re.match(r"([-*]|\d+\.)$", word):
+            assert len(line.rstrip()) + 1 + len(word) > 78, f"broken mid-sentence:\n{line}\n{after}"
     assert "{folder}" not in text and "{name}" not in text
 
 
