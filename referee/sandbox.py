@@ -67,6 +67,8 @@ from pathlib import Path
 CODE_DIR = "/arena/bot"
 WORK_DIR = "/arena/work"
 SOCKET_NAME = "bot.sock"
+#: The host name a sandboxed bot sees (its own UTS namespace): every bot the same, the host's never.
+HOSTNAME = "belote-bot"
 #: Host uids given to sandboxed bot processes when the referee is root: BOT_UID_BASE .. + BOT_UIDS - 1.
 BOT_UID_BASE = 1_500_000_000
 BOT_UIDS = 4096
@@ -435,8 +437,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
     """
-    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
+    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--hostname", HOSTNAME,
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
     if uid is None:
         args += ["--unshare-user", "--disable-userns", "--uid", str(_NOBODY), "--gid", str(_NOBODY)]
     made: set[str] = {"/"}

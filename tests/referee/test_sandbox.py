@@ -74,6 +74,8 @@ def test_hostile_bot_is_contained(tmp_path):
         assert all(r["write_outside"].startswith("refused") for r in reports), reports
         assert not list(tmp_path.glob("escape-*"))
         assert all(r["network"].startswith("refused") for r in reports), reports
+        # its own UTS namespace with a name of its own: the host's name does not tell a bot where it runs
+        assert {r["hostname"] for r in reports} == {sandbox.HOSTNAME} != {socket.gethostname()}, reports
         with pytest.raises(BlockingIOError):
             listener.accept()  # nobody got through
         # the children (started with setsid: killpg misses them) lived in the bot's PID

@@ -28,7 +28,7 @@ class HostileBot(Bot):
         self.token = uuid.uuid4().hex  # pids repeat across PID namespaces (each bot is PID 1 in its own)
 
     def escape(self) -> dict:
-        report: dict = {"pid": os.getpid()}
+        report: dict = {"pid": os.getpid(), "hostname": socket.gethostname()}
         try:
             socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
             report["network"] = "connected"
