@@ -11,6 +11,7 @@ import difflib
 import inspect
 import json
 import math
+import os
 import re
 import shlex
 import sys
@@ -23,7 +24,9 @@ from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
+from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -127,7 +130,8 @@ tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tour
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
 # Piped or captured output is not cut to 80 columns: tables and messages stay whole.
-console = Console(width=None if sys.stdout.isatty() else 200)
+# piped output is not cut at 80 columns (COLUMNS still wins, as in a terminal)
+console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200)
 err = Console(stderr=True, soft_wrap=True)
 
 
@@ -889,30 +893,23 @@ def ratings(
         print(json.dumps(out))
         return
     groups = table.fit.groups
-    t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500"
-              + (" of each group" if groups > 1 else "") + ")", header_style="bold")
-    t.add_column("#", justify="right", no_wrap=True, min_width=1)
-    if groups > 1:
-        t.add_column("grp", justify="right", no_wrap=True)
-    t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
-    for col in ("Elo", "95% CI", "boards", "W-D-L", "field", "MP%", "LOS>next", "Δnext 95% CI"):
-        t.add_column(col, justify="right", no_wrap=True)
-    for k, o in enumerate(out):
-        r = table.fit.ratings[table.order[k]]
-        d = table.diff_next[k]
-        los = table.los_next[k]
-        cells = [str(o["rank"])] + ([str(o["group"])] if groups > 1 else []) + [
-            escape(f"{o['name']}@{o['version']}"), "-" if math.isnan(r.elo) else f"{r.elo:.0f}",
-            _ci(r.ci_low, r.ci_high), str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
-            "-" if o["butler"] is None else f"{o['butler']:+.1f}",
-            "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
-            "-" if los is None else f"{los:.1%}",
-            "-" if d is None else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})" + (" *" if o["significant_next"] else ""),
-        ]
-        t.add_row(*cells)
+    def fits(t: Table) -> bool:
+        return Measurement.get(console, console.options.update_width(10_000), t).maximum <= console.width
+
+    t, compact, drop = _ratings_rich_table(table, out, scope, compact=False), False, ()
+    if not fits(t):  # e.g. an 80-column terminal
+        compact = True
+        for drop in _RATINGS_NARROW:
+            t = _ratings_rich_table(table, out, scope, compact=True, drop=drop)
+            if fits(t):
+                break
     console.print(t)
+    if drop:
+        console.print(f"not shown at this width: {', '.join(drop)} (see --json, or a wider terminal)",
+                      style="dim", highlight=False)
     console.print("LOS>next: probability this bot is stronger than the next one down; Δnext: the Elo difference "
-                  "with its 95% interval, * = significant (the interval excludes 0, LOS > 97.5%). "
+                  + ("(its 95% interval: in a wider terminal or with --json)" if compact else "with its 95% interval")
+                  + ", * = significant (the interval excludes 0, LOS > 97.5%). "
                   "field: points per table above the field's average on the same cards; MP%: share of the "
                   "field's tables with the same cards beaten. See README, \"Reading the ratings\".",
                   style="dim", highlight=False)
@@ -928,6 +925,43 @@ def ratings(
         err.print("note: a bot that won (or lost) every board pair has no finite upper (lower) bound: its "
                   "interval is one-sided (≥ or ≤), the bound at which such a clean sweep has a 5% chance.",
                   highlight=False)
+
+
+#: Columns a narrow terminal does without, in order (``--json`` and a wider terminal have them).
+_RATINGS_NARROW = ((), ("field", "MP%"), ("field", "MP%", "LOS>next", "Δnext"))
+
+
+def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, drop: tuple[str, ...] = ()) -> Table:
+    """The ratings as a rich table; ``compact`` for a narrow terminal: no vertical rules, Δnext
+    without its interval, and without the columns in ``drop``."""
+    groups = table.fit.groups
+    t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500"
+              + (" of each group" if groups > 1 else "") + ")", header_style="bold",
+              **({"box": box.SIMPLE_HEAD, "collapse_padding": True, "pad_edge": False} if compact else {}))
+    t.add_column("#", justify="right", no_wrap=True, min_width=1)
+    if groups > 1:
+        t.add_column("grp", justify="right", no_wrap=True)
+    t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
+    heads = ("Elo", "95% CI", "boards", "W-D-L", "field", "MP%", "LOS>next", "Δnext" if compact else "Δnext 95% CI")
+    for col in heads:
+        if col not in drop:
+            t.add_column(col, justify="right", no_wrap=True)
+    for k, o in enumerate(out):
+        r = table.fit.ratings[table.order[k]]
+        d = table.diff_next[k]
+        los = table.los_next[k]
+        star = " *" if o["significant_next"] else ""
+        cells = [
+            "-" if math.isnan(r.elo) else f"{r.elo:.0f}",
+            _ci(r.ci_low, r.ci_high), str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
+            "-" if o["butler"] is None else f"{o['butler']:+.1f}",
+            "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
+            "-" if los is None else f"{los:.1%}",
+            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})") + star,
+        ]
+        t.add_row(str(o["rank"]), *([str(o["group"])] if groups > 1 else []),
+                  escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in drop))
+    return t
 
 
 def _has_table(store, name: str) -> bool:

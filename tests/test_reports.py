@@ -138,3 +138,30 @@ def test_plan_cli(tmp_path: Path) -> None:
     assert "953 board pairs" in result.output and "10% draws assumed" in result.output
     bad = runner.invoke(app, ["plan", "--elo", "0", "--db", str(tmp_path / "none.duckdb")])
     assert bad.exit_code == 2
+
+
+def test_ratings_fit_an_80_column_terminal_without_cutting_numbers(tmp_path: Path) -> None:
+    """At 80 columns the table drops its rules and Δnext's interval instead of cutting
+    every number to "1…" (rich's default); wide, it keeps them."""
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "w.duckdb"
+    with Store.open(db) as store:
+        store.create_tournament("t", "classic", {}, 1, 6, [("long-bot-name", "10.2.3"), ("b", "1")])
+        mid = match_id("t", "long-bot-name@10.2.3", "b@1")
+        store.add_match("t", mid, "long-bot-name@10.2.3", "b@1")
+        for k, m in enumerate([10, 20, -10, 30, 0, 5]):
+            _board_pair(store, mid, k, m)
+    out = json.loads(runner.invoke(app, ["ratings", "--db", str(db), "--json"]).stdout)
+    for columns, interval in (("80", False), ("160", True)):
+        text = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "ratings", "--db", str(db)],
+                              env=dict(os.environ, COLUMNS=columns), capture_output=True, text=True, timeout=60).stdout
+        assert max(len(line) for line in text.splitlines()) <= int(columns), text
+        table = text.split("LOS>next:")[0]
+        assert ("…" in table) == interval, text  # cut cells end in "…"; only the wide Δnext interval has one
+        for o in out:
+            assert f"{o['name']}@{o['version']}" in text and f"{o['elo']:.0f}" in text
+            assert f"{o['ci_low']:.0f}–{o['ci_high']:.0f}" in text
+        assert (f"{out[0]['diff_next']:+.0f} (" in text) == interval
