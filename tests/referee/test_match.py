@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from referee.match import DuplicateMatch, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, replay
 
-from .botkit import deals, entrant, install_call_log, leftover_processes
+from .botkit import bot_processes, deals, entrant, install_call_log, leftover_processes
 from .spylog import read_spy_logs
 
 DECISION_MS = 250
@@ -74,6 +75,24 @@ def ctrl_c() -> None:
     """Send SIGINT to the main thread, as a terminal's Ctrl-C would (a real signal, so it
     interrupts a blocking wait, unlike ``_thread.interrupt_main``)."""
     signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+
+def ctrl_c_when(condition, settle_s: float = 0.3, timeout_s: float = 45.0) -> threading.Event:
+    """On a thread: once ``condition()`` holds (polled every 20 ms), wait ``settle_s`` s and send
+    :func:`ctrl_c`.  Set the returned event to give up (the test ended first)."""
+    done = threading.Event()
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done.is_set() and time.monotonic() < deadline:
+            if condition():
+                if not done.wait(settle_s):
+                    ctrl_c()
+                return
+            time.sleep(0.02)
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
 
 
 def assert_no_leftovers(tmp_path: Path) -> None:
@@ -366,13 +385,14 @@ def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monk
     log = install_call_log(monkeypatch)
     a = entrant(tmp_path, "sleepy", "--sleep", "60", "--deals", deals(0), "--nth", "1")
     b = entrant(tmp_path, "random")
-    timer = threading.Timer(2.0, ctrl_c)  # Ctrl-C while the referee waits on the sleeper
-    timer.start()
+    # Ctrl-C while the referee waits on the sleeper: once a call to it is in flight (a condition,
+    # not a time: on a loaded machine the bots may still be starting after 2 s)
+    done = ctrl_c_when(lambda: any(e[0] == "decide" and e[1] == a.key for e in log.events))
     try:
         with pytest.raises(KeyboardInterrupt):
             play(tmp_path, a, b, 2, decision_ms=30_000)
     finally:
-        timer.cancel()
+        done.set()
     assert log.starts(a.key)
     assert_no_leftovers(tmp_path)
 
@@ -381,11 +401,11 @@ def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monk
 def test_a_keyboard_interrupt_while_a_bot_starts_leaves_no_process(tmp_path, monkeypatch):
     a = entrant(tmp_path, "startfail", "--how", "silent")  # listens, never answers: the referee waits
     b = entrant(tmp_path, "random")
-    timer = threading.Timer(1.5, ctrl_c)
-    timer.start()
+    # Ctrl-C once the silent bot's process runs (the referee then waits up to 20 s for its answer)
+    done = ctrl_c_when(lambda: any("startfail" in p for p in bot_processes(tmp_path)))
     try:
         with pytest.raises(KeyboardInterrupt):
             play(tmp_path, a, b, 1, startup_s=20.0)
     finally:
-        timer.cancel()
+        done.set()
     assert_no_leftovers(tmp_path)
