@@ -129,8 +129,8 @@ tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tour
                              cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
-# Piped or captured output is not cut to 80 columns: tables and messages stay whole.
-# piped output is not cut at 80 columns (COLUMNS still wins, as in a terminal)
+# Piped or captured output is not cut to 80 columns: tables and messages stay whole
+# (COLUMNS, when set, still wins, as in a terminal).
 console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -893,6 +893,7 @@ def ratings(
         print(json.dumps(out))
         return
     groups = table.fit.groups
+
     def fits(t: Table) -> bool:
         return Measurement.get(console, console.options.update_width(10_000), t).maximum <= console.width
 
