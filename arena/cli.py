@@ -24,9 +24,7 @@ from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
-from rich import box
 from rich.console import Console
-from rich.measure import Measurement
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -35,7 +33,7 @@ from referee.manifest import ManifestError
 from referee.sandbox import report as sandbox_report
 from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_record
 
-from .render import render_deal
+from .render import render_deal, show_table, table_fits
 from .schedule import new_seed
 
 def _metavar(param) -> str:
@@ -367,7 +365,7 @@ def _print_check(report) -> None:
         t.add_column("asked", justify="right")
         for kind, n in sorted(report.decisions.items()):
             t.add_row(kind, str(n))
-        console.print(t)
+        show_table(console, t)
     if report.transport:
         console.print({"DecideStream": "transport: DecideStream, one gRPC stream per bot process",
                        "Decide": "transport: unary Decide calls (the bot does not serve DecideStream, "
@@ -456,13 +454,19 @@ def bots_list(
         print(json.dumps([{"name": b.name, "version": b.version, "author": b.author, "content_hash": b.content_hash,
                            "submitted_at": str(b.submitted_at)[:19], "path": b.path} for b in rows]))
         return
-    t = Table(title="bots", header_style="bold")
-    for col in ("name", "version", "author", "content hash", "submitted", "frozen copy"):
-        t.add_column(col)
-    for b in rows:
-        t.add_row(b.name, b.version, escape(b.author or ""), b.content_hash[:12], str(b.submitted_at)[:19],
-                  escape(b.path))
-    console.print(t)
+    def make(skip: tuple[str, ...]) -> Table:
+        t = Table(title="bots", header_style="bold")
+        heads = ("name", "version", "author", "content hash", "submitted", "frozen copy")
+        for col in heads:
+            if col not in skip:
+                t.add_column(col, overflow="fold" if col == "frozen copy" else "ellipsis")
+        for b in rows:
+            cells = (b.name, b.version, escape(b.author or ""), b.content_hash[:12], str(b.submitted_at)[:19],
+                     escape(b.path))
+            t.add_row(*(c for col, c in zip(heads, cells) if col not in skip))
+        return t
+
+    show_table(console, make, drop=("author", "submitted"))
 
 
 # ------------------------------------------------------------------ tournaments
@@ -652,6 +656,11 @@ def tournament_run(
                   markup=False, highlight=False)
 
 
+def _short(digits: str, keep: int = 16) -> str:
+    """A long number cut for a table (``arena tournament show`` prints it whole)."""
+    return digits if len(digits) <= keep + 1 else digits[:keep] + "…"
+
+
 def _entrant_json(key: str) -> dict:
     """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
     name, _, version = key.rpartition("@")
@@ -714,16 +723,23 @@ def tournament_list(
     if as_json:
         print(json.dumps([_tournament_json(r) for r in rows]))
         return
-    t = Table(title="tournaments (full commitment and seed: arena tournament show NAME)", header_style="bold")
-    for col in ("name", "ruleset", "options", "boards/pair", "entrants", "board pairs", "status", "created",
-                "commitment"):
-        t.add_column(col)
-    t.add_column("seed", overflow="fold")
-    for r in rows:
-        seed = "secret" if r.public_seed is None else str(r.public_seed) + ("" if r.seed_secret else " (not secret)")
-        t.add_row(escape(r.name), r.ruleset, _options_text(r.variant_options) or "-", str(r.boards_per_pair), str(len(r.entrants)), str(r.board_pairs), r.status,
-                  str(r.created_at)[:19], r.commitment[:16] + "…", seed)
-    console.print(t)
+    def make(skip: tuple[str, ...]) -> Table:
+        t = Table(title="tournaments (full commitment and seed: arena tournament show NAME)", header_style="bold")
+        heads = ("name", "ruleset", "options", "boards/pair", "entrants", "board pairs", "status", "created",
+                 "commitment", "seed")
+        for col in heads:
+            if col not in skip:
+                t.add_column(col)
+        for r in rows:
+            seed = "secret" if r.public_seed is None else (
+                _short(str(r.public_seed)) + ("" if r.seed_secret else " (not secret)"))
+            cells = (escape(r.name), r.ruleset, _options_text(r.variant_options) or "-", str(r.boards_per_pair),
+                     str(len(r.entrants)), str(r.board_pairs), r.status, str(r.created_at)[:19],
+                     r.commitment[:16] + "…", seed)
+            t.add_row(*(c for col, c in zip(heads, cells) if col not in skip))
+        return t
+
+    show_table(console, make, drop=("created", "options", "commitment", "entrants"))
 
 
 @tournament_app.command("show")
@@ -894,20 +910,12 @@ def ratings(
         return
     groups = table.fit.groups
 
-    def fits(t: Table) -> bool:
-        return Measurement.get(console, console.options.update_width(10_000), t).maximum <= console.width
-
-    t, compact, drop = _ratings_rich_table(table, out, scope, compact=False), False, ()
-    if not fits(t):  # e.g. an 80-column terminal
-        compact = True
-        for drop in _RATINGS_NARROW:
-            t = _ratings_rich_table(table, out, scope, compact=True, drop=drop)
-            if fits(t):
-                break
-    console.print(t)
-    if drop:
-        console.print(f"not shown at this width: {', '.join(drop)} (see --json, or a wider terminal)",
-                      style="dim", highlight=False)
+    t = _ratings_rich_table(table, out, scope, compact=False)
+    compact = not table_fits(console, t)
+    if compact:  # e.g. an 80-column terminal: Δnext without its interval, then fewer columns
+        t = _ratings_rich_table(table, out, scope, compact=True)
+    show_table(console, lambda skip: _ratings_rich_table(table, out, scope, compact, skip),
+               drop=("field", "MP%", "LOS>next", "Δnext"))
     console.print("LOS>next: probability this bot is stronger than the next one down; Δnext: the Elo difference "
                   + ("(its 95% interval: in a wider terminal or with --json)" if compact else "with its 95% interval")
                   + ", * = significant (the interval excludes 0, LOS > 97.5%). "
@@ -928,24 +936,19 @@ def ratings(
                   highlight=False)
 
 
-#: Columns a narrow terminal does without, in order (``--json`` and a wider terminal have them).
-_RATINGS_NARROW = ((), ("field", "MP%"), ("field", "MP%", "LOS>next", "Δnext"))
-
-
-def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, drop: tuple[str, ...] = ()) -> Table:
-    """The ratings as a rich table; ``compact`` for a narrow terminal: no vertical rules, Δnext
-    without its interval, and without the columns in ``drop``."""
+def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip: tuple[str, ...] = ()) -> Table:
+    """The ratings as a rich table; ``compact`` for a narrow terminal: Δnext without its interval;
+    without the columns headed ``skip``."""
     groups = table.fit.groups
     t = Table(title=f"Elo ratings — {scope} (unit: board pair; anchor: mean 1500"
-              + (" of each group" if groups > 1 else "") + ")", header_style="bold",
-              **({"box": box.SIMPLE_HEAD, "collapse_padding": True, "pad_edge": False} if compact else {}))
+              + (" of each group" if groups > 1 else "") + ")", header_style="bold")
     t.add_column("#", justify="right", no_wrap=True, min_width=1)
     if groups > 1:
         t.add_column("grp", justify="right", no_wrap=True)
     t.add_column("bot", no_wrap=True, min_width=max(len(f"{o['name']}@{o['version']}") for o in out))
     heads = ("Elo", "95% CI", "boards", "W-D-L", "field", "MP%", "LOS>next", "Δnext" if compact else "Δnext 95% CI")
     for col in heads:
-        if col not in drop:
+        if col not in skip:
             t.add_column(col, justify="right", no_wrap=True)
     for k, o in enumerate(out):
         r = table.fit.ratings[table.order[k]]
@@ -961,7 +964,7 @@ def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, drop:
             "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})") + star,
         ]
         t.add_row(str(o["rank"]), *([str(o["group"])] if groups > 1 else []),
-                  escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in drop))
+                  escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in skip))
     return t
 
 
@@ -982,31 +985,38 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
         for h in table:
             d = fit_table.fit.difference(h.a, h.b)
             diffs[(h.a, h.b)] = (*d, fit_table.fit.los(h.a, h.b))
-    t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
-    width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
-    for col in ("A", "B"):
-        t.add_column(col, no_wrap=True, min_width=width)
-    for col in ("boards", "W-D-L", "margin", "95% CI", "Elo A-B", "95% CI ", "LOS A>B"):
-        t.add_column(col, justify="right", no_wrap=True)
-    notes = []
-    for h in table:
-        diff, low, high, los = diffs[(h.a, h.b)]
-        mark = ""
-        if h.ci_note:
-            notes.append(f"{h.a} - {h.b}: {h.ci_note}")
-            mark = f" [{len(notes)}]"
-        t.add_row(escape(h.a), escape(h.b), str(h.boards), f"{h.wins}-{h.draws}-{h.losses}",
-                  f"{h.mean_margin:+.0f}",
-                  (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
-                  "-" if math.isnan(diff) else f"{diff:+.0f}",
-                  "-" if math.isnan(low) else f"{low:+.0f}…{high:+.0f}",
-                  "-" if math.isnan(los) else f"{los:.1%}")
-    console.print(t)
+    notes = [(f"{h.a} - {h.b}", h.ci_note) for h in table if h.ci_note]
+
+    def make(skip: tuple[str, ...]) -> Table:
+        t = Table(title=f"head to head — {scope} (A's margin in points per board, 95% CI)", header_style="bold")
+        width = max([len(h.a) for h in table] + [len(h.b) for h in table] + [1])
+        for col in ("A", "B"):
+            t.add_column(col, no_wrap=True, min_width=width)
+        heads = ("boards", "W-D-L", "margin", "95% CI", "Elo A-B", "95% CI ", "LOS A>B")
+        for col in heads:
+            if col not in skip:
+                t.add_column(col, justify="right", no_wrap=True)
+        k = 0
+        for h in table:
+            diff, low, high, los = diffs[(h.a, h.b)]
+            mark = ""
+            if h.ci_note:
+                k += 1
+                mark = f" [{k}]"
+            cells = (str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
+                     (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
+                     "-" if math.isnan(diff) else f"{diff:+.0f}",
+                     "-" if math.isnan(low) else f"{low:+.0f}…{high:+.0f}",
+                     "-" if math.isnan(los) else f"{los:.1%}")
+            t.add_row(escape(h.a), escape(h.b), *(c for col, c in zip(heads, cells) if col not in skip))
+        return t
+
+    show_table(console, make, drop=("95% CI ", "95% CI", "W-D-L"))
     console.print("Elo A-B: the pair's difference in the fitted ratings (all results, not only this pair's) with its "
                   "95% interval; LOS A>B: probability A is the stronger. See README, \"Reading the ratings\".",
                   style="dim", highlight=False)
-    for k, n in enumerate(notes, 1):
-        console.print(f"[{k}] {escape(n)}", highlight=False)
+    for k, (pair, note) in enumerate(notes, 1):
+        console.print(f"[{k}] {escape(pair)}: {escape(note)}", highlight=False)
 
 
 def _print_history(points, name: str, scope: str, as_json: bool) -> None:
@@ -1026,7 +1036,7 @@ def _print_history(points, name: str, scope: str, as_json: bool) -> None:
         t.add_column(col, justify="right", no_wrap=True)
     for p in points:
         t.add_row(str(p.board_pairs), escape(p.entrant), f"{p.elo:.0f}", _ci(p.ci_low, p.ci_high), str(p.games))
-    console.print(t)
+    show_table(console, t)
 
 
 @app.command()
@@ -1143,8 +1153,12 @@ def sprt(
                      "max_boards": max_boards, "elo0": elo0, "elo1": elo1}
             differ = [k for k, v in given.items() if stored[k] != v]
             if differ:
-                raise fail(f"test {test!r} exists with other settings ({', '.join(differ)}); "
-                           "give the same ones to resume it, or a new --name")
+                flags = ", ".join("bots A and B" if k in ("entrant_a", "entrant_b") else "--" + k.replace("_", "-")
+                                  for k in dict.fromkeys("entrant_a" if k == "entrant_b" else k for k in differ))
+                again = ("give the same ones to resume it" if stored["status"] == "running" else
+                         f"it is {'undecided' if stored['status'] == 'inconclusive' else 'decided'} and done")
+                raise fail(f"test {test!r} exists with other settings ({flags}): {again}; "
+                           "choose a new --name to test again")
         existing = store.get_tournament(test)
         if existing is not None and stored is None:
             raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
@@ -1218,7 +1232,9 @@ def sprt(
     console.print(f"board pairs: {state.board_pairs} (W-D-L {state.wins}-{state.draws}-{state.losses}); "
                   f"LLR {state.llr:+.2f}, bounds {state.lower:.2f} / {state.upper:.2f}; "
                   f"Elo {keys[0]} - {keys[1]}: {_signed(state.elo)} (95% CI {_signed(state.elo_low)} to "
-                  f"{_signed(state.elo_high)}; biased away from the bound crossed: read the decision)",
+                  f"{_signed(state.elo_high)}"
+                  + ("; biased away from the bound crossed: read the decision)" if state.decision != "inconclusive"
+                     else ")"),
                   highlight=False)
 
 
@@ -1256,14 +1272,15 @@ def matches(
 
         print(json.dumps([match_json(r) for r in rows]))
         return
-    t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses)", header_style="bold")
-    t.add_column("match id  (use with: arena log ID)", no_wrap=True)
+    t = Table(title="matches (A holds NS at table 1; W-D-L: A's board pairs, a forfeit loses; "
+              "see one with: arena log ID)", header_style="bold")
+    t.add_column("match id", overflow="fold")  # in a narrow terminal the id folds, the numbers stay whole
     for col in ("boards", "W-D-L A", "margin A/board", "forfeits A-B", "faults"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", no_wrap=True)
     for r in rows:
         t.add_row(escape(r.match_id), str(r.boards), f"{r.wins_a}-{r.draws}-{r.losses_a}", f"{r.mean_margin:+.0f}",
                   f"{r.forfeits_a}-{r.forfeits_b}", str(r.faults))
-    console.print(t)
+    show_table(console, t)
     if not rows:
         err.print("no matches found" + (f" in tournament {tournament!r}" if tournament else "")
                   + (f" for bot {bot!r}" if bot else ""))

@@ -18,6 +18,7 @@ from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
 from .entrants import distinct, resolve_entrant
+from .render import show_table
 from .schedule import new_seed, seed_commitment, suit_permutation
 
 
@@ -153,7 +154,7 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
     table.add_section()
     table.add_row("total", "", "", str(sum(r.points_a for r in results)), str(sum(r.points_b for r in results)),
                   f"{total:+d}", "")
-    console.print(table)
+    show_table(console, table)
     forfeits = sum(r.forfeit_a for r in results), sum(r.forfeit_b for r in results)
     console.print(f"{a}: {wins} boards won, {len(results) - wins - losses} drawn, {losses} lost; "
                   f"total duplicate margin {total:+d} points"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from collections.abc import Callable, Sequence
+
+from rich import box
+from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -110,3 +114,32 @@ def render_deal(state: DealState, title: str = "") -> Group:
             line.append(f"   litige pot in {o.pot_in}, out {o.pot}")
         parts.append(line)
     return Group(*parts)
+
+
+def table_fits(console: Console, table: Table) -> bool:
+    """Whether ``table`` fits ``console``'s width with every cell whole."""
+    return Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width
+
+
+def show_table(console: Console, make: Table | Callable[[tuple[str, ...]], Table],
+               drop: Sequence[str] = ()) -> None:
+    """Print a table so that it fits ``console``'s width instead of cutting its cells to "…":
+    as it is when it fits; else without vertical rules and with less padding; else also
+    without the columns headed ``drop`` (in that order, as many as needed), saying under it
+    which ones were left out (``--json`` has every column).  ``make``: the table, or (with
+    ``drop``) a function giving it without the columns whose headers it is passed."""
+    build = make if callable(make) else (lambda left_out: make)
+    left_out: tuple[str, ...] = ()
+    table = build(left_out)
+    if not table_fits(console, table):
+        for header in (None, *drop):
+            if header is not None:
+                left_out += (header,)
+                table = build(left_out)
+            table.box, table.collapse_padding, table.pad_edge = box.SIMPLE_HEAD, True, False
+            if table_fits(console, table):
+                break
+    console.print(table)
+    if left_out:
+        console.print(f"not shown at this width: {', '.join(h.strip() for h in left_out)} "
+                      "(see --json, or a wider terminal)", style="dim", highlight=False)

@@ -165,3 +165,38 @@ def test_ratings_fit_an_80_column_terminal_without_cutting_numbers(tmp_path: Pat
             assert f"{o['name']}@{o['version']}" in text and f"{o['elo']:.0f}" in text
             assert f"{o['ci_low']:.0f}–{o['ci_high']:.0f}" in text
         assert (f"{out[0]['diff_next']:+.0f} (" in text) == interval
+
+
+def test_every_listing_fits_an_80_column_terminal_with_whole_headers(tmp_path: Path) -> None:
+    """Head to head, matches, tournaments and bots at 80 columns: no line wider, every header
+    that is shown whole, and what was left out said under the table (issue 14 item 7)."""
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "n.duckdb"
+    names = [("long-bot-name", "10.2.3"), ("other-bot", "2.0.0"), ("third", "1")]
+    with Store.open(db) as store:
+        store.create_tournament("club", "classic", {}, 12345678901234567890123, 4, names)
+        keys = [f"{n}@{v}" for n, v in names]
+        for i, x in enumerate(keys):
+            for y in keys[i + 1:]:
+                mid = match_id("club", x, y)
+                store.add_match("club", mid, x, y)
+                for k, m in enumerate([10, -20, 30, 0]):
+                    _board_pair(store, mid, k, m)
+
+    def arena(*args: str) -> str:
+        out = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", *args, "--db", str(db)],
+                             env=dict(os.environ, COLUMNS="80"), capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert max(len(line) for line in out.stdout.splitlines()) <= 80, out.stdout
+        return out.stdout
+
+    h2h = arena("ratings", "--head-to-head")
+    assert all(h in h2h for h in ("boards", "margin", "Elo A-B", "LOS A>B")), h2h
+    assert "not shown at this width: 95% CI" in h2h
+    matches = arena("matches")
+    assert all(h in matches for h in ("match id", "boards", "W-D-L A", "forfeits", "faults")), matches
+    listed = arena("tournament", "list")
+    assert all(h in listed for h in ("name", "ruleset", "status", "seed", "club")), listed

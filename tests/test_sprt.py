@@ -175,6 +175,10 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     assert again.returncode == 0 and "decided before" in again.stdout
     other = arena(*args[:-1], "900", timeout=60)
     assert other.returncode == 1 and "exists with --decision-ms 800" in other.stderr
+    at = args.index("--max-boards") + 1
+    longer = arena(*args[:at], "300", *args[at + 1:], timeout=60)
+    assert longer.returncode == 1, longer.stderr
+    assert "other settings (--max-boards): it is decided and done; choose a new --name" in longer.stderr
     listed = json.loads(arena("tournament", "list", "--json", "--db", str(db), timeout=60).stdout)
     assert [t["status"] for t in listed] == ["decided"]  # stopped short of --max-boards on purpose
     bad = arena("sprt", "heuristic", "random", "--elo0", "60", "--elo1", "50", "--db", str(db), timeout=60)
