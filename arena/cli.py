@@ -324,6 +324,9 @@ def match(
     cpu_s: CpuOption = 0,
     memory_mib: MemoryOption = 1024,
     isolate: IsolateOption = True,
+    logs: Annotated[Path | None, typer.Option(
+        file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, a file per "
+        "process: ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
 ) -> None:
     """Play one duplicate match between two bots and print the result per board (nothing is stored).
 
@@ -345,8 +348,17 @@ def match(
         for m in manifests:  # as bots submit and tournament run do
             m.check_plays(ruleset.value)
         limits = _limits(cpu_s, memory_mib, isolate, manifests)
+        if logs is not None:
+            try:
+                logs.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise fail(f"--logs {escape(str(logs))}: cannot make the folder: {e.strerror}") from None
         run_match(bots, boards=boards, seed=seed, ruleset=rules, decision_ms=decision_ms,
-                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits)
+                  time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits,
+                  log_dir=logs.resolve() if logs is not None else None)
+        if logs is not None:
+            console.print(f"bot output kept in {logs}: {len(list(logs.glob('*.log')))} files", highlight=False,
+                          markup=False)
     except ManifestError as e:
         raise fail(str(e)) from None
     except MatchInterrupted:

@@ -6,6 +6,7 @@ import signal
 import statistics
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -32,7 +33,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: Ruleset, decision_ms: int,
               time_bank_ms: int, max_faults: int, console: Console,
-              limits: Limits | None = None) -> list[BoardPairResult]:
+              limits: Limits | None = None, log_dir: Path | None = None) -> list[BoardPairResult]:
     """Play and print a duplicate match; returns the board pairs.
 
     ``seed`` deals the boards (``make_board(seed, k)``); ``None`` draws a secret one
@@ -43,13 +44,14 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     Ctrl-C prints "stopping after the board pair in flight…" at once; the match stops
     after that board pair (a second Ctrl-C: at once), the boards played so far are
     printed with how many were dropped, and :class:`MatchInterrupted` is raised.
+    ``log_dir``: keep every bot process's output there (:attr:`MatchConfig.log_dir`).
     """
     a, b = distinct([resolve_entrant(s) for s in specs])
     secret = seed is None
     if seed is None:
         seed = new_seed()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms, limits=limits or Limits(),
-                         max_faults=max_faults, seed=seed)
+                         max_faults=max_faults, seed=seed, log_dir=log_dir)
     board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
     console.print(sandbox_report(config.limits), style="dim", highlight=False)
     if secret:

@@ -145,6 +145,9 @@ class BotClient:
         self.channel: grpc.Channel | None = None
         self.stub: pb_grpc.BotServiceStub | None = None
         self.target: str | None = None
+        self.keep_log: Path | None = None
+        """Where :meth:`close` copies the process's output (``bot.log``) before removing its
+        folder; None: not kept."""
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -362,6 +365,11 @@ class BotClient:
             self._sandbox.release()
             self._sandbox = None
         if self.workdir is not None:
+            if self.keep_log is not None and (self.workdir / "bot.log").exists():
+                try:  # written by the referee from a folder the bot cannot see: the bot picks no path
+                    shutil.copyfile(self.workdir / "bot.log", self.keep_log)
+                except OSError:
+                    pass
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 

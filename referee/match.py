@@ -31,11 +31,13 @@ Bots are told nothing that contains or derives invertibly from the match's seed
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 
@@ -78,6 +80,10 @@ class MatchConfig:
             see it: their RNG seeds, the match id and the deal numbers they are told are
             HMACs under :func:`referee.secret.bot_key` of it.
         limits: resource limits of each bot process.
+        log_dir: a folder where each bot process's output (stdout and stderr, at most the
+            sandbox's file-size limit) is kept once it stops, as
+            ``<entrant>-table<T>-seat<S>-<n>.log`` (``n``: 0, then 1, … after restarts);
+            None: discarded.
     """
 
     ruleset: Ruleset
@@ -87,6 +93,7 @@ class MatchConfig:
     startup_s: float = 10.0
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
+    log_dir: Path | None = None
 
     @property
     def key(self) -> bytes:
@@ -116,6 +123,9 @@ class _Seat:
             seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, self.generation),
             startup_s=self.config.startup_s, limits=self.config.limits, content_hash=self.entrant.content_hash,
         )
+        if self.config.log_dir is not None:
+            name = re.sub(r"[^\w.@#+-]", "_", self.entrant.key)
+            client.keep_log = self.config.log_dir / f"{name}-table{self.table}-seat{self.seat}-{self.generation}.log"
         self.generation += 1
         self.starting = client  # the match's close() stops it, from another thread, if it must
         try:

@@ -409,3 +409,24 @@ def test_a_keyboard_interrupt_while_a_bot_starts_leaves_no_process(tmp_path, mon
     finally:
         done.set()
     assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_bots_output_is_kept_per_process_when_asked(tmp_path):
+    """``MatchConfig.log_dir`` (`arena match --logs`): each process's stdout and stderr in a file of
+    its own, named by entrant, table, seat and restart: a crashed process's last words and its
+    restart's start both kept; nothing else in the folder."""
+    a = entrant(tmp_path, "crasher", "--deals", deals(0), "--nth", "1")
+    b = entrant(tmp_path, "random")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    play(tmp_path, a, b, 2, log_dir=logs)
+    names = sorted(p.name for p in logs.iterdir())
+    # 8 first processes; A's crash on board 0 (its last words kept), and the restarts of crashed ones
+    assert len([n for n in names if n.endswith("-0.log")]) == 8, names
+    crashed = {n for n in names if "crasher: exiting at deal" in (logs / n).read_text()}
+    assert crashed and all(n.startswith(a.key) for n in crashed), names
+    restarts = [n for n in names if not n.endswith("-0.log")]
+    assert restarts and all(re.sub(r"-\d+\.log$", "-0.log", n) in crashed for n in restarts), names
+    assert all((logs / n).read_text().startswith("BELOTE-BOT READY") for n in names)
+    assert_no_leftovers(tmp_path)
