@@ -368,9 +368,10 @@ def match(
 # ------------------------------------------------------------------------ bots
 def _print_check(report) -> None:
     info = report.info
-    console.print(f"[bold]{report.manifest.key}[/] by {escape(report.manifest.author)} — protocol "
-                  f"{escape(info.get('protocol_version', '?'))}, bot-info rulesets "
-                  f"{escape(', '.join(info.get('rulesets', [])) or '?')}")
+    said = (f"protocol {escape(info.get('protocol_version', '?'))}, bot-info rulesets "
+            f"{escape(', '.join(info.get('rulesets', [])) or '?')}" if info else
+            "no GetBotInfo answer (the bot did not start or did not answer: see the problems below)")
+    console.print(f"[bold]{escape(report.manifest.key)}[/] by {escape(report.manifest.author)} — {said}")
     if report.decisions:
         t = Table(title="decisions asked of the bot", header_style="bold")
         t.add_column("kind")
@@ -1329,8 +1330,13 @@ def log(
         record = in_board_suits(r.record, perm) if original_suits else r.record
         state = replay_record(record)
         sides = ("NS", "EW") if record.ruleset.seats == 4 else ("P0", "P1")
-        console.rule(f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
-                     + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
+        title = (f"board {r.board} table {r.table}: {sides[0]} {r.ns} — {sides[1]} {r.ew}"
+                 + ("  (suits shown as on the board)" if perm != (0, 1, 2, 3) and original_suits else ""))
+        if len(title) + 6 <= console.width:
+            console.rule(escape(title))
+        else:  # a rule cuts its title: a narrow terminal gets the rule, then the title whole
+            console.rule()
+            console.print(title, markup=False, highlight=False)
         console.print(render_deal(state))
         for f in r.faults:  # the referee played the fallback for each, and the entrant forfeits the board
             console.print(f"[red]fault[/] at seat {f.seat} ({escape(f.entrant)}): {f.kind}: {escape(f.detail)}; the "
