@@ -165,9 +165,8 @@ OptionOption = Annotated[list[str] | None, typer.Option(
     "--option", metavar="NAME=on|off",
     help="a RULES.md §6.4 option, repeatable: declarations (classic, strict, two-player; "
     "default on), contree (classic, strict; default off)", show_default=False)]
-IsolateOption = Annotated[bool, typer.Option(
-    "--isolate/--no-isolate",
-    help="bot sandbox (bubblewrap, SECURITY.md); --no-isolate runs bots unsandboxed as this user: trusted bots only")]
+NoIsolateOption = Annotated[bool, typer.Option(
+    "--no-isolate", help="run bots without the sandbox (bubblewrap, SECURITY.md), as this user: trusted bots only")]
 
 
 #: A new tournament's play settings when no flag gives them (arena.store.PLAY_SETTINGS).
@@ -323,7 +322,7 @@ def match(
     max_faults: Annotated[int, typer.Option(min=1, help="faults after which an entrant forfeits the match")] = 3,
     cpu_s: CpuOption = 0,
     memory_mib: MemoryOption = 1024,
-    isolate: IsolateOption = True,
+    no_isolate: NoIsolateOption = False,
     logs: Annotated[Path | None, typer.Option(
         file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, a file per "
         "process: ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
@@ -333,6 +332,7 @@ def match(
     Without --seed the boards come from a secret random seed: its commitment is
     printed at the start and the seed itself at the end.
     """
+    isolate = not no_isolate
     from .matchview import MatchInterrupted, run_match
 
     from .entrants import resolve_entrant
@@ -401,9 +401,10 @@ def bots_check(
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
     decision_ms: DecisionMsOption = 1000,
-    isolate: IsolateOption = True,
+    no_isolate: NoIsolateOption = False,
 ) -> None:
     """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
+    isolate = not no_isolate
     from referee.manifest import load_manifest
 
     from .bots import check_bot
@@ -424,10 +425,11 @@ def bots_check(
 def bots_submit(
     folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
     tournament: Annotated[str | None, typer.Option(help="also enter the bot in this tournament")] = None,
-    isolate: IsolateOption = True,
+    no_isolate: NoIsolateOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Check a bot (in the sandbox), freeze a read-only copy of its folder in the store, and register it."""
+    isolate = not no_isolate
     from referee.manifest import load_manifest
 
     from .store import StoreError
@@ -510,7 +512,7 @@ def tournament_run(
     memory_mib: Annotated[int | None, typer.Option(
         "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
         "(new tournament: 1024)", show_default=False)] = None,
-    isolate: IsolateOption = True,
+    no_isolate: NoIsolateOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
@@ -519,6 +521,7 @@ def tournament_run(
     rest after an interruption), with the tournament's own deadline, fault limit
     and sandbox limits.  Ctrl-C stops after the board pairs in flight.
     """
+    isolate = not no_isolate
     from . import tournament as tour
     from .store import RunLock, StoreError
     from .submit import SubmitError, submit
@@ -1127,7 +1130,7 @@ def sprt(
     memory_mib: Annotated[int | None, typer.Option(
         "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
         "(new test: 1024)", show_default=False)] = None,
-    isolate: IsolateOption = True,
+    no_isolate: NoIsolateOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Sequential test: play duplicate board pairs of A against B until the evidence decides.
@@ -1137,6 +1140,7 @@ def sprt(
     boards").  The board pairs are stored as a tournament of the test's name;
     rerunning the same command resumes it, or prints its stored decision.
     """
+    isolate = not no_isolate
     from referee.manifest import load_manifest
 
     from . import sprt as sp
