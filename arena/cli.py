@@ -173,6 +173,24 @@ NoIsolateOption = Annotated[bool, typer.Option(
 PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
 
 
+
+def _stored_options(when: str) -> tuple:
+    """The options of :data:`PLAY_DEFAULTS` for a command that stores them with what it makes
+    (``when``: "new tournament", "new test"): None = the stored value, or the default."""
+    def option(*names: str, **kw):
+        return Annotated[int | None, typer.Option(*names, show_default=False, **kw)]
+
+    d = PLAY_DEFAULTS
+    return (option(min=10, max=600_000, help=f"deadline of one decision, ms ({when}: {d['decision_ms']})"),
+            option(min=1, help=f"faults after which an entrant forfeits a match ({when}: {d['max_faults']})"),
+            option("--cpu-s", min=0, help=f"bot sandbox: CPU seconds per process, 0 = unlimited ({when}: {d['cpu_s']})"),
+            option("--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, "
+                   f"0 = unlimited ({when}: {d['memory_mib']})"))
+
+
+StoredOptions = {when: _stored_options(when) for when in ("new tournament", "new test")}
+
+
 def _play_settings(store, name: str, exists: bool, given: dict, new_name: str) -> tuple[dict | None, dict]:
     """How a tournament's matches are played, fixed once it is created: a resumed run plays
     as the first did.  ``given``: the command's values (None = not given).  Returns (the
@@ -502,16 +520,10 @@ def tournament_run(
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
-    decision_ms: Annotated[int | None, typer.Option(
-        min=10, max=600_000, help="deadline of one decision, ms (new tournament: 1000)", show_default=False)] = None,
-    max_faults: Annotated[int | None, typer.Option(
-        min=1, help="faults after which an entrant forfeits a match (new tournament: 3)", show_default=False)] = None,
-    cpu_s: Annotated[int | None, typer.Option(
-        "--cpu-s", min=0, help="bot sandbox: CPU seconds per process, 0 = unlimited (new tournament: 0)",
-        show_default=False)] = None,
-    memory_mib: Annotated[int | None, typer.Option(
-        "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
-        "(new tournament: 1024)", show_default=False)] = None,
+    decision_ms: StoredOptions["new tournament"][0] = None,
+    max_faults: StoredOptions["new tournament"][1] = None,
+    cpu_s: StoredOptions["new tournament"][2] = None,
+    memory_mib: StoredOptions["new tournament"][3] = None,
     no_isolate: NoIsolateOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -1120,16 +1132,10 @@ def sprt(
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: NOT secret (default: 256 random bits, secret)",
         show_default=False)] = None,
-    decision_ms: Annotated[int | None, typer.Option(
-        min=10, max=600_000, help="deadline of one decision, ms (new test: 1000)", show_default=False)] = None,
-    max_faults: Annotated[int | None, typer.Option(
-        min=1, help="faults after which an entrant forfeits the test's match (new test: 3)", show_default=False)] = None,
-    cpu_s: Annotated[int | None, typer.Option(
-        "--cpu-s", min=0, help="bot sandbox: CPU seconds per process, 0 = unlimited (new test: 0)",
-        show_default=False)] = None,
-    memory_mib: Annotated[int | None, typer.Option(
-        "--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, 0 = unlimited "
-        "(new test: 1024)", show_default=False)] = None,
+    decision_ms: StoredOptions["new test"][0] = None,
+    max_faults: StoredOptions["new test"][1] = None,
+    cpu_s: StoredOptions["new test"][2] = None,
+    memory_mib: StoredOptions["new test"][3] = None,
     no_isolate: NoIsolateOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
