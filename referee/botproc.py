@@ -29,6 +29,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -145,6 +146,8 @@ class BotClient:
         self.channel: grpc.Channel | None = None
         self.stub: pb_grpc.BotServiceStub | None = None
         self.target: str | None = None
+        self._lock = threading.RLock()  # close() and the end of a start, from different threads
+        self._starter: threading.Thread | None = None  # the thread running start(), while it does
         self.keep_log: Path | None = None
         """Where :meth:`close` copies the process's output (``bot.log``) before removing its
         folder; None: not kept."""
@@ -160,6 +163,22 @@ class BotClient:
             BotStartError: the frozen copy changed, the sandbox is unavailable, the command
                 cannot run, the process exits, or it is not ready within ``startup_s``.
         """
+        with self._lock:
+            if self._closed:
+                raise BotStartError(f"{self.name}: stopped before it started")
+            self._starter = threading.current_thread()
+        try:
+            self._start()
+        finally:
+            with self._lock:
+                self._starter = None
+            closed = self._closed
+            if closed:  # a close() from another thread left the cleanup to this one (its resources)
+                self.close()
+        if closed:
+            raise BotStartError(f"{self.name}: stopped while it started")
+
+    def _start(self) -> None:
         if self.endpoint is not None:
             target = self.endpoint
         else:
@@ -334,8 +353,22 @@ class BotClient:
     def close(self, grace_s: float = 0.5) -> None:
         """Close the channel, stop the whole process group (SIGTERM, then SIGKILL after
         ``grace_s`` seconds) and remove the working folder.  Safe to call twice, and from
-        another thread while :meth:`start` runs (the start then gives up)."""
+        another thread while :meth:`start` runs: the process is then killed at once, and the
+        starting thread, which uses the start's descriptors, sandbox and folder, cleans them up."""
         self._closed = True
+        with self._lock:
+            starter = self._starter
+            if starter is not None and starter is not threading.current_thread():
+                proc = self.process
+                if proc is not None:
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                return
+            self._close(grace_s)
+
+    def _close(self, grace_s: float) -> None:
         self._drop_aio_stream()
         self._aio_channel = self._aio_stub = None  # closed by aclose_aio when a loop ran it
         if self.channel is not None:

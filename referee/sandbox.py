@@ -593,9 +593,9 @@ class Sandboxed:
 
     def release(self) -> None:
         """Close bwrap's info pipe, remove the cgroups, give the uid back.  Safe to call twice."""
-        if self._info >= 0:
-            os.close(self._info)
-            self._info = -1
+        fd, self._info = self._info, -1
+        if fd >= 0:
+            os.close(fd)
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
