@@ -71,6 +71,16 @@ def assert_replays(results: list[BoardPairResult]) -> None:
                 walk.apply(action)
 
 
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt, as in a process started from a terminal: a test run in
+    the background (``make test &``, a CI runner) inherits SIGINT ignored, and a Ctrl-C test
+    would then wait for an interrupt that never comes."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def ctrl_c() -> None:
     """Send SIGINT to the main thread, as a terminal's Ctrl-C would (a real signal, so it
     interrupts a blocking wait, unlike ``_thread.interrupt_main``)."""
@@ -381,7 +391,7 @@ def test_a_keyboard_interrupt_from_on_board_pair_leaves_no_process(tmp_path, mon
 
 
 @pytest.mark.guard(60)
-def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monkeypatch):
+def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monkeypatch, sigint_raises):
     log = install_call_log(monkeypatch)
     a = entrant(tmp_path, "sleepy", "--sleep", "60", "--deals", deals(0), "--nth", "1")
     b = entrant(tmp_path, "random")
@@ -398,7 +408,7 @@ def test_a_keyboard_interrupt_during_a_decision_leaves_no_process(tmp_path, monk
 
 
 @pytest.mark.guard(60)
-def test_a_keyboard_interrupt_while_a_bot_starts_leaves_no_process(tmp_path, monkeypatch):
+def test_a_keyboard_interrupt_while_a_bot_starts_leaves_no_process(tmp_path, monkeypatch, sigint_raises):
     a = entrant(tmp_path, "startfail", "--how", "silent")  # listens, never answers: the referee waits
     b = entrant(tmp_path, "random")
     # Ctrl-C once the silent bot's process runs (the referee then waits up to 20 s for its answer)
