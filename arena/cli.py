@@ -84,8 +84,8 @@ def _tidy(command, ctx) -> None:
     """Give each parameter of ``command`` (and its help option) a placeholder in one style
     (:func:`_metavar`) unless it names its own: typer's default shows Python types
     (``<list[Path]>``, ``<bool>``, ``{folder}``); reflow its help (:func:`_reflow`)."""
-    if command.help and not getattr(command, "_reflowed", False):
-        command.help, command._reflowed = _reflow(command.help), True
+    if command.help:
+        command.help = _reflow(command.help)  # idempotent: a command fetched twice is reflowed twice
     for param in [*command.params, command.get_help_option(ctx)]:
         if param is None:
             continue

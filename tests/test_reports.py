@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -143,10 +146,6 @@ def test_plan_cli(tmp_path: Path) -> None:
 def test_ratings_fit_an_80_column_terminal_without_cutting_numbers(tmp_path: Path) -> None:
     """At 80 columns the table drops its rules and Δnext's interval instead of cutting
     every number to "1…" (rich's default); wide, it keeps them."""
-    import os
-    import subprocess
-    import sys
-
     db = tmp_path / "w.duckdb"
     with Store.open(db) as store:
         store.create_tournament("t", "classic", {}, 1, 6, [("long-bot-name", "10.2.3"), ("b", "1")])
@@ -170,10 +169,6 @@ def test_ratings_fit_an_80_column_terminal_without_cutting_numbers(tmp_path: Pat
 def test_every_listing_fits_an_80_column_terminal_with_whole_headers(tmp_path: Path) -> None:
     """Head to head, matches, tournaments and bots at 80 columns: no line wider, every header
     that is shown whole, and what was left out said under the table (issue 14 item 7)."""
-    import os
-    import subprocess
-    import sys
-
     db = tmp_path / "n.duckdb"
     names = [("long-bot-name", "10.2.3"), ("other-bot", "2.0.0"), ("third", "1")]
     with Store.open(db) as store:
