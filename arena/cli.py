@@ -515,11 +515,15 @@ def tournament_run(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
     workers: Annotated[int, typer.Option(
-        min=1, max=64, help="tables played at once: 1 in the arena's process, more in worker "
-        "processes of two tables each (an odd number is rounded up)")] = 1,
+        min=1, max=64, help="tables played at once, at most: 1 in the arena's process, more in worker "
+        "processes of one table each (as many as there are matches with no entrant in common)")] = 1,
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
+    exclusive_boards: Annotated[bool, typer.Option(
+        "--exclusive-boards", help="one table at a time on the whole run, so that no two tables of a "
+        "board are ever played at once, whoever sits there (finals: against collusion between "
+        "entrants; slower)")] = False,
     decision_ms: StoredOptions["new tournament"][0] = None,
     max_faults: StoredOptions["new tournament"][1] = None,
     cpu_s: StoredOptions["new tournament"][2] = None,
@@ -531,7 +535,9 @@ def tournament_run(
 
     Running it again plays only what is missing (new entrants' pairs, or the
     rest after an interruption), with the tournament's own deadline, fault limit
-    and sandbox limits.  Ctrl-C stops after the board pairs in flight.
+    and sandbox limits.  A match is played in blocks of 100 boards, one table at a
+    time, and no entrant plays two matches at once (SECURITY.md).  Ctrl-C stops at
+    once; the blocks in flight are played again on resume.
     """
     isolate = not no_isolate
     from . import tournament as tour
@@ -641,21 +647,22 @@ def tournament_run(
                 if tk.elapsed:  # the rate of this run's own board pairs
                     progress.update(task, rate=f"{(done - first[0]) / max(tk.elapsed, 1e-9):.1f}/s")
 
-            # Ctrl-C sets `stop` (workers finish the board pair in flight, everything played is
+            # Ctrl-C sets `stop` (workers drop the blocks in flight, everything played is
             # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
             # A second Ctrl-C interrupts at once.
             def on_sigint(signum, frame) -> None:
                 if stop.is_set():
                     raise KeyboardInterrupt
                 stop.set()
-                err.print("stopping after the board pairs in flight… (Ctrl-C again to stop at once)",
-                          highlight=False)
+                err.print("stopping: the blocks of boards in flight are dropped and played again on resume… "
+                          "(Ctrl-C again to stop at once)", highlight=False)
 
             in_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
             try:
                 summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor)
+                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                                   exclusive_boards=exclusive_boards)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
@@ -1230,7 +1237,8 @@ def sprt(
                 previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
                 try:
                     summary = tour.run(store, test, workers=1, decision_ms=decision_ms, max_faults=max_faults,
-                                       on_progress=on_progress, stop=stop, limits=limits)
+                                       on_progress=on_progress, stop=stop, limits=limits,
+                                       block_boards=sp.BLOCK_BOARDS)
                 finally:
                     if in_main:
                         signal.signal(signal.SIGINT, previous)

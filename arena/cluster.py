@@ -14,10 +14,11 @@ checks), decisions never leave the machine.
   (:func:`referee.manifest.content_hash`): a copy that does not match is refused, and
   the referee hashes it again before every start of a bot, as at home.
 * **Lost units are re-run**: when a worker dies, Dask gives its units to another
-  worker (up to its ``allowed-failures``, 3 by default); a unit's board pairs come back
-  only when the whole unit is done, so a board pair is stored once, and the store skips
-  a board pair already stored (a unit played again after a crash of the arena).
-* **Ctrl-C** sets a Dask ``Event`` that running units read after each board pair.
+  worker (up to its ``allowed-failures``, 3 by default); the store skips a board pair
+  already stored (a unit played again).
+* **No entrant in two units at once**: units are handed out by the arena's
+  :class:`arena.executors.Dispatcher`, as on a local executor (issue 19 item 1).
+* **Ctrl-C** sets a Dask ``Event`` that running units read before each board of a table.
 
 ``local:N`` starts a ``LocalCluster`` of N worker processes (one thread each) on this
 machine: for tests, and a one-machine run without setting up a scheduler.
@@ -34,7 +35,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -42,10 +43,8 @@ from referee.manifest import bot_files, content_hash, load_manifest
 from referee.match import Entrant
 from referee.records import BoardPairResult
 
-from .executors import Item, Unit, Work, play_unit
+from .executors import Dispatcher, Item, Unit, Work, play_unit
 
-#: Units handed to the scheduler ahead, per worker.
-AHEAD = 2
 #: A unit the cluster cancels (its inputs lost with their workers) is submitted again this many times.
 RESUBMITS = 3
 
@@ -173,7 +172,7 @@ class DaskExecutor:
         self._archives: dict[str, object] = {}  # content hash -> the scattered BotArchive's future
         self._pending: list = []
         self._unit_of: dict[str, tuple[Unit, int]] = {}  # a pending future's key -> (its unit, attempt)
-        self._units: Iterator[Unit] | None = None
+        self._units: Dispatcher | None = None
         self._stopping = False
         self._errors: list[str] = []
         self._n_workers = self.workers()
@@ -183,8 +182,6 @@ class DaskExecutor:
     def workers(self) -> int:
         """The cluster's workers now."""
         return len(self.client.nthreads())
-
-    concurrent_tables = True  # each unit plays its board's two tables at once
 
     @property
     def slots(self) -> int:
@@ -205,16 +202,15 @@ class DaskExecutor:
                 BotArchive.pack(Path(entrant.manifest.folder), digest), hash=False, broadcast=True)
         return fut
 
-    def start(self, work: Work, units: Iterator[Unit]) -> None:
+    def start(self, work: Work, units: Dispatcher) -> None:
         self._work, self._units = work, units
         self._top_up()
 
     def _top_up(self) -> None:
-        limit = AHEAD * max(1, self._n_workers)
+        limit = max(1, self.slots)
         while not self._stopping and self._units is not None and len(self._pending) < limit:
-            unit = next(self._units, None)
+            unit = self._units.take()
             if unit is None:
-                self._units = None
                 return
             self._submit(unit)
 
@@ -244,16 +240,19 @@ class DaskExecutor:
             unit, attempt = self._unit_of.pop(f.key)
             if f.status == "finished":
                 self._expected[unit.number] = f.result()
+                self._units.release(unit.number)
             elif f.status == "cancelled":
                 if self._stopping:
-                    pass
+                    self._units.release(unit.number)
                 elif attempt < RESUBMITS:  # e.g. every worker holding a bot's copy died: ship it again
                     self._archives.clear()
-                    self._submit(unit, attempt + 1)
+                    self._submit(unit, attempt + 1)  # still holding its entrants
                 else:
+                    self._units.release(unit.number)
                     self._errors.append(f"unit {f.key} was cancelled by the cluster {attempt + 1} times "
                                         "(lost workers?): run again to play what is missing")
             else:
+                self._units.release(unit.number)
                 error = f"unit {f.key}: {f.exception()!r}"
                 if error not in self._errors:
                     self._errors.append(error)
@@ -271,13 +270,13 @@ class DaskExecutor:
 
     def finished(self) -> bool:
         """Every unit is done and every board pair it put on the queue was taken from it."""
-        if self._pending or not (self._units is None or self._stopping):
+        if self._pending or not (self._units is None or self._units.exhausted or self._stopping):
             return False
         return all(len(self._received.get(n, ())) >= c for n, c in self._expected.items())
 
     def stop(self) -> None:
-        """No new unit; running units stop after their board pair in flight (units not yet
-        started see the stop at once and play nothing)."""
+        """No new unit; running units stop at once, dropping the block in flight (units not
+        yet started see the stop at once and play nothing)."""
         self._stopping = True
         self._stop.set()
 

@@ -1,27 +1,31 @@
 """Where a tournament's units of work are played, behind one interface (:class:`Executor`).
 
 A **unit** is a match (the boards of it still to play), played by one referee
-with its own bot processes (kept alive from board to board of the unit),
-the two tables of each board at once (:attr:`Work.concurrent_tables`);
-each finished board pair goes back to the one writer, the arena
-(:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
+with its own bot processes, block by block and one table at a time
+(:mod:`referee.match`); each finished board pair goes back to the one writer, the
+arena (:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
 
-* :class:`ThreadExecutor` — threads of the arena's own process (``--workers 1``:
-  one table at a time, the referee sharing the arena's interpreter);
+* :class:`ThreadExecutor` — a thread of the arena's own process (``--workers 1``);
 * :class:`ProcessExecutor` — worker processes of this machine (``--workers N``,
-  N ≥ 2: N tables at once, two per process), started with the ``spawn`` method:
+  N ≥ 2: N tables at once, one per process), started with the ``spawn`` method:
   each referee has an interpreter of its own, so tables run on every core instead
   of sharing one interpreter's lock;
 * :class:`arena.cluster.DaskExecutor` — Dask workers, here or on other machines
   (``--cluster``).
 
+**No entrant is in two units at once** (:class:`Dispatcher`, issue 19 item 1): every
+match of a tournament plays the same boards, so an entrant's processes in two matches
+played at once could hold both sides of one board (NS in one, EW in the other) and
+pass hidden cards between them through the machine.  Units are handed out so that
+the running ones have no entrant in common; with ``exclusive_boards`` (finals) one at
+a time, so that no two tables of one board are ever played at once, whoever sits there.
+
 Results never depend on the executor: the board is ``make_board(seed, k)``, table
-2's suits ``suit_permutation(seed, k)``, a match is one unit (an entrant's forfeit
-depends on its faults at every earlier board of the match, and a resumed match
-starts from the stored count), and bots reseed at every deal from HMACs of the match
-and board (:mod:`referee.secret`), so a board pair is the same whoever plays it and when.
-Partners never share a process and no process plays both tables of a board
-(:class:`referee.match.DuplicateMatch`), whatever the executor.
+2's suits ``suit_permutation(seed, k)``, a match is one unit played in blocks of
+fixed boards (an entrant's forfeit depends on its faults at earlier blocks, and a
+resumed match starts at the first block not wholly stored), and bots reseed at every
+deal from HMACs of the match and board (:mod:`referee.secret`), so a board pair is
+the same whoever plays it and when.
 
 A worker process dies with the arena (``PR_SET_PDEATHSIG``, and it exits at once if
 the arena died before it could ask); its bots die with it (their launcher's own
@@ -40,7 +44,7 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -62,15 +66,13 @@ class Work:
     """What every unit of a run shares.
 
     Attributes:
-        config: how matches are played (ruleset, deadlines, limits, the tournament seed).
+        config: how matches are played (ruleset, deadlines, limits, the tournament seed,
+            the block size).
         board_count: boards per pair: the length of a match, told to the bots.
-        concurrent_tables: play each board's two tables at once (the same results:
-            :class:`referee.match.DuplicateMatch`); False plays them in turn.
     """
 
     config: MatchConfig
     board_count: int
-    concurrent_tables: bool = True
 
     @property
     def seed(self) -> int:
@@ -100,16 +102,13 @@ class Unit:
     faults: tuple[int, int] = (0, 0)
 
 
-class Interrupted(Exception):
-    """Raised inside a unit to stop it after the board pair just handed over."""
-
-
 def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], None],
               stopped: Callable[[], bool]) -> int:
-    """Play ``unit``'s boards in order; hand each board pair to ``emit(match_id, result)`` as it
-    finishes (nothing is kept: memory is flat in the length of the unit); stop after the
-    board pair in flight once ``stopped()`` is true.  Returns the board pairs handed over.
-    Bot processes are stopped when it returns or raises."""
+    """Play ``unit``'s boards in order, block by block; hand each board pair to
+    ``emit(match_id, result)`` as its block finishes (nothing more is kept: memory is bounded
+    by a block).  Once ``stopped()`` is true the block in flight is dropped (a resumed run
+    plays it again).  Returns the board pairs handed over.  Bot processes are stopped when
+    it returns or raises."""
     seats = work.config.ruleset.seats
     count = 0
 
@@ -119,19 +118,74 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
         count += 1
         if count % TRIM_EVERY == 0:
             trim_memory()
-        if stopped():
-            raise Interrupted
 
     if stopped():
         return 0
-    try:
-        play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), work.config,
-                   permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
-                   board_count=work.board_count, keep=False, concurrent_tables=work.concurrent_tables,
-                   faults=unit.faults)
-    except Interrupted:
-        pass
+    play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), work.config,
+               permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
+               board_count=work.board_count, keep=False, faults=unit.faults, stopped=stopped)
     return count
+
+
+class Dispatcher:
+    """Hands out a run's units so that no two running units share an entrant (issue 19 item 1).
+
+    Every match of a tournament plays the same boards: an entrant's processes in two matches
+    played at once could hold both sides of one board and pass hidden cards between them
+    through the machine (its counters, its CPU).  :meth:`take` gives the next unit whose
+    entrants are in no running unit, looking past units that must wait (kept in order);
+    :meth:`release` frees a unit's entrants once it has ended, however it ended.
+
+    Args:
+        units: the run's units, in the schedule's order (taken lazily).
+        exclusive_boards: one unit at a time (finals: no two tables of one board are ever
+            played at once, whoever sits there — against collusion between entrants).
+    """
+
+    def __init__(self, units: Iterable[Unit], *, exclusive_boards: bool = False):
+        self._units: Iterator[Unit] | None = iter(units)
+        self._waiting: list[Unit] = []
+        self._running: dict[int, Unit] = {}
+        self.exclusive_boards = exclusive_boards
+
+    def _busy(self, unit: Unit) -> bool:
+        if self.exclusive_boards and self._running:
+            return True
+        return any({u.a.key, u.b.key} & {unit.a.key, unit.b.key} for u in self._running.values())
+
+    def take(self) -> Unit | None:
+        """The next unit that may start now (it then counts as running), or None: every unit
+        left waits for a running one, or none is left (:attr:`exhausted`)."""
+        for i, unit in enumerate(self._waiting):
+            if not self._busy(unit):
+                del self._waiting[i]
+                self._running[unit.number] = unit
+                return unit
+        while self._units is not None:
+            unit = next(self._units, None)
+            if unit is None:
+                self._units = None
+                break
+            if self._busy(unit):
+                self._waiting.append(unit)
+                continue
+            self._running[unit.number] = unit
+            return unit
+        return None
+
+    def release(self, number: int) -> None:
+        """Unit ``number`` has ended (done, failed or cancelled): its entrants are free."""
+        self._running.pop(number, None)
+
+    @property
+    def exhausted(self) -> bool:
+        """No unit is left to hand out."""
+        return self._units is None and not self._waiting
+
+    @property
+    def running(self) -> int:
+        """Units handed out and not yet released."""
+        return len(self._running)
 
 
 class Executor(Protocol):
@@ -144,12 +198,10 @@ class Executor(Protocol):
     description: str
     """Where units are played, in words (e.g. "2 worker processes"), for the progress display."""
     slots: int
-    """Units played at once."""
-    concurrent_tables: bool
-    """Whether a unit plays each board's two tables at once (:attr:`Work.concurrent_tables`)."""
+    """Units played at once, at most."""
 
-    def start(self, work: Work, units: Iterator[Unit]) -> None:
-        """Begin playing ``units`` (taken from the iterator as workers free up)."""
+    def start(self, work: Work, units: Dispatcher) -> None:
+        """Begin playing the units ``units`` hands out (taken as workers free up)."""
 
     def results(self, timeout: float) -> list[Item]:
         """The board pairs finished since the last call (waits up to ``timeout`` s for one)."""
@@ -201,37 +253,34 @@ def _unit_task(work: Work, unit: Unit, channel: tuple | None = None) -> tuple[in
 
 
 class _PoolExecutor:
-    """Units on a :mod:`concurrent.futures` pool, board pairs back through a queue; a few
-    units queued ahead per worker, taken lazily from the unit iterator."""
+    """Units on a :mod:`concurrent.futures` pool, board pairs back through a queue; a unit is
+    submitted when a worker is free and the :class:`Dispatcher` allows it."""
 
-    AHEAD = 2  # units submitted per worker before one finishes
-
-    def __init__(self, workers: int, concurrent_tables: bool = True):
+    def __init__(self, workers: int):
         self.workers = self.slots = max(1, workers)
-        self.concurrent_tables = concurrent_tables
         self._pending: dict[int, Future] = {}
         self._expected: dict[int, int] = {}  # unit number -> board pairs its task reported
         self._received: dict[int, int] = {}
         self._errors: list[str] = []
-        self._units: Iterator[Unit] | None = None
+        self._units: Dispatcher | None = None
         self._stopping = False
         self._closed = False
 
     # subclasses: self._pool, self._queue, self._stop, _submit(unit)
-    def start(self, work: Work, units: Iterator[Unit]) -> None:
+    def start(self, work: Work, units: Dispatcher) -> None:
         self._work, self._units = work, units
         self._top_up()
 
     def _top_up(self) -> None:
-        while not self._stopping and self._units is not None and len(self._pending) < self.AHEAD * self.workers:
-            unit = next(self._units, None)
+        while not self._stopping and self._units is not None and len(self._pending) < self.workers:
+            unit = self._units.take()
             if unit is None:
-                self._units = None
                 return
             self._received.setdefault(unit.number, 0)
             try:
                 self._pending[unit.number] = self._submit(unit)
             except BrokenProcessPool:  # a worker died: what it played is stored, the rest is not started
+                self._units.release(unit.number)
                 self._stopping = True
                 error = "a worker process died (killed?): its unit is not finished; run again to resume"
                 if error not in self._errors:
@@ -243,6 +292,7 @@ class _PoolExecutor:
             if not f.done():
                 continue
             del self._pending[number]
+            self._units.release(number)
             if f.cancelled():
                 continue
             try:
@@ -275,7 +325,7 @@ class _PoolExecutor:
 
     def finished(self) -> bool:
         self._reap()
-        if self._pending or (self._units is not None and not self._stopping):
+        if self._pending or (self._units is not None and not self._units.exhausted and not self._stopping):
             return False
         # every reported board pair is in (a queue delivers a moment after the task returns)
         return all(self._received.get(n, 0) >= c for n, c in self._expected.items())
@@ -298,13 +348,12 @@ class _PoolExecutor:
 class ThreadExecutor(_PoolExecutor):
     """Units on threads of this process (``--workers 1``, and the old multi-thread path for benchmarks)."""
 
-    def __init__(self, workers: int = 1, concurrent_tables: bool = True):
-        super().__init__(workers, concurrent_tables)
+    def __init__(self, workers: int = 1):
+        super().__init__(workers)
         self._queue: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="match")
-        tables = self.workers * (2 if concurrent_tables else 1)
-        self.description = f"{_tables(tables)} at once, {_plural(self.workers, 'thread')}"
+        self.description = f"{_tables(self.workers)} at once, {_plural(self.workers, 'thread')}"
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit, (self._queue, self._stop))
@@ -313,15 +362,15 @@ class ThreadExecutor(_PoolExecutor):
 class ProcessExecutor(_PoolExecutor):
     """Units on worker processes of this machine (``spawn``: nothing inherited but what is sent)."""
 
-    def __init__(self, workers: int, concurrent_tables: bool = True):
-        super().__init__(workers, concurrent_tables)
+    def __init__(self, workers: int):
+        super().__init__(workers)
         ctx = multiprocessing.get_context("spawn")
         self._queue = ctx.Queue()
         self._stop = ctx.Event()
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
                                          initargs=(self._queue, self._stop, os.getpid()))
-        tables = self.workers * (2 if concurrent_tables else 1)
-        self.description = f"{_tables(tables)} at once, {_plural(self.workers, 'worker process', 'worker processes')}"
+        self.description = (f"up to {_tables(self.workers)} at once, "
+                            f"{_plural(self.workers, 'worker process', 'worker processes')}")
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit)
@@ -344,11 +393,11 @@ def _tables(n: int) -> str:
 
 
 def local_executor(workers: int) -> Executor:
-    """``--workers N``: N tables played at once (like a chess tester's concurrency).
+    """``--workers N``: up to N tables played at once (like a chess tester's concurrency).
 
-    N = 1: one table at a time, in a thread of this process.  N ≥ 2: ⌈N/2⌉ worker
-    processes, each playing a unit with its board's two tables at once (one set of
-    bot processes keeps two tables busy; an odd N is rounded up)."""
+    N = 1: one table at a time, in a thread of this process.  N ≥ 2: N worker processes,
+    each playing a unit one table at a time; as many run at once as there are matches
+    with no entrant in common (:class:`Dispatcher`)."""
     if workers <= 1:
-        return ThreadExecutor(1, concurrent_tables=False)
-    return ProcessExecutor(-(-workers // 2))
+        return ThreadExecutor(1)
+    return ProcessExecutor(workers)

@@ -41,9 +41,11 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     seed itself once the bots are stopped (also after an interruption). Bots are told
     neither (``referee.secret``).
 
-    Ctrl-C prints "stopping after the board pair in flight…" at once; the match stops
-    after that board pair (a second Ctrl-C: at once), the boards played so far are
-    printed with how many were dropped, and :class:`MatchInterrupted` is raised.
+    The match is played in blocks, one table at a time (:mod:`referee.match`); the progress
+    bar counts tables.  Ctrl-C says "stopping…" at once; the match stops before the next
+    table's board (a second Ctrl-C: at once), dropping the block in flight; the boards
+    played so far are printed with how many were dropped, and :class:`MatchInterrupted`
+    is raised.
     ``log_dir``: keep every bot process's output there (:attr:`MatchConfig.log_dir`).
     """
     a, b = distinct([resolve_entrant(s) for s in specs])
@@ -59,42 +61,42 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     else:
         console.print(f"board seed: {seed} (given with --seed: not secret)", highlight=False)
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("boards"),
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("tables"),
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         console=console, transient=True,
     )
     results: list[BoardPairResult] = []
     stop = threading.Event()
 
-    def on_sigint(signum, frame) -> None:  # Ctrl-C: answer at once, stop after the board pair in flight
+    def on_sigint(signum, frame) -> None:  # Ctrl-C: answer at once, stop before the next table's board
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        console.print("stopping after the board pair in flight… (Ctrl-C again to stop at once)", highlight=False)
+        console.print("stopping: the boards of the block in flight are dropped… (Ctrl-C again to stop at once)",
+                      highlight=False)
 
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
     interrupted = False
     try:
         with progress:
-            task = progress.add_task(f"{a.key} vs {b.key}", total=boards, rate="")
+            # a block's boards are played at one table, then at the other: the bar counts tables
+            task = progress.add_task(f"{a.key} vs {b.key}", total=2 * boards, rate="")
 
-            def done(result: BoardPairResult) -> None:
-                results.append(result)
+            def table_done(result) -> None:
                 progress.advance(task)
                 t = progress.tasks[task]
                 if t.elapsed:
-                    progress.update(task, rate=f"{t.completed / t.elapsed:.1f} boards/s")
-                if stop.is_set():
-                    raise MatchStopped
+                    progress.update(task, rate=f"{t.completed / 2 / t.elapsed:.1f} boards/s")
 
             try:
                 # the match's own name: never told to the bots (they get an opaque id)
                 play_match(f"{a.key}~{b.key}", a, b, board_list, config,
-                           permutations=lambda k: suit_permutation(seed, k), on_board_pair=done, keep=False,
-                           concurrent_tables=True)  # a board's two tables at once: the same results, sooner
-            except (MatchStopped, KeyboardInterrupt):
-                interrupted = True
+                           permutations=lambda k: suit_permutation(seed, k), on_board_pair=results.append,
+                           keep=False, stopped=stop.is_set, on_table=table_done)
+            except KeyboardInterrupt:
+                pass
+            interrupted = len(results) < boards
         if in_main:
             signal.signal(signal.SIGINT, previous)
             in_main = False
@@ -112,10 +114,6 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     if interrupted:
         raise MatchInterrupted(len(results), boards)
     return results
-
-
-class MatchStopped(Exception):
-    """Raised after a board pair to stop the match (Ctrl-C)."""
 
 
 class MatchInterrupted(Exception):

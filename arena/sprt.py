@@ -30,6 +30,11 @@ so its elo0/elo1 could not mean the Elo of the ratings table.
 model as the ratings). A sequential test stops when the results lean far, so
 this estimate is biased away from the bound it crossed; read it as a
 description, the decision is the test's result.
+
+**Blocks.** The match is played in blocks of :data:`BLOCK_BOARDS` boards, one table at
+a time (:mod:`referee.match`); the test is checked once a block is stored, in board
+order, so it may store up to a block's board pairs past its decision (``board_pairs``
+against ``board_pairs_stored`` in ``sprt_tests``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ from scipy import special
 
 from .ratings import fit_model
 from .simulate import play_pair
+#: Boards of a block in an SPRT's match (a tournament's are 100): new bot processes start
+#: every block, so a block costs ~0.5 s of start-up; a smaller block stops sooner after a decision.
+BLOCK_BOARDS = 20
 
 __all__ = [
     "MODEL",

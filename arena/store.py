@@ -1328,13 +1328,15 @@ class Store:
         )
         return set(rows)
 
-    def last_pot(self, match_id: str, table_no: int) -> int:
+    def last_pot(self, match_id: str, table_no: int, before: int | None = None) -> int:
         """The litige pot (points) carried out of the highest-numbered board stored
-        for this match at table ``table_no`` (RULES.md §6.3, §8); 0 if none is stored.
-        What a resumed match carries into its next board at that table."""
+        for this match at table ``table_no`` (RULES.md §6.3, §8), of the boards numbered below
+        ``before`` if given; 0 if none is stored.  What a resumed match carries into its next
+        board (``before``) at that table."""
         rows = self._query(
-            "SELECT pot FROM deals WHERE match_id = ? AND table_no = ? ORDER BY board DESC LIMIT 1",
-            [match_id, table_no],
+            "SELECT pot FROM deals WHERE match_id = ? AND table_no = ? AND (?::INTEGER IS NULL OR board < ?) "
+            "ORDER BY board DESC LIMIT 1",
+            [match_id, table_no, before, before],
         )
         return rows[0][0] if rows else 0
 

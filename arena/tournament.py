@@ -11,8 +11,11 @@ transaction per batch.  A rerun plays only what is missing: new pairs after new
 entrants, the rest of a match after an interruption (the litige pot at each
 table and the entrants' fault counts are carried on from the stored boards).
 A match is never cut into runs played at once: an entrant's forfeit of the rest
-of a match depends on its faults at every earlier board, so results would then
-depend on the cut (and on the number of workers).
+of a match depends on its faults at every earlier block, so results would then
+depend on the cut (and on the number of workers).  A match is played in blocks of
+boards, one table at a time (:mod:`referee.match`), and no entrant plays two
+matches at once (:class:`arena.executors.Dispatcher`): an entrant's processes never
+hold both sides of one board at the same time (issue 19).
 
 Nothing is made up front in proportion to the board pairs: units are made one
 at a time as workers free up, boards as they are played, and board pairs are
@@ -30,12 +33,12 @@ from dataclasses import dataclass, field
 
 from referee.botproc import Limits
 from referee.manifest import load_manifest
-from referee.match import Entrant, MatchConfig
+from referee.match import BLOCK_BOARDS, Entrant, MatchConfig
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 from referee.rules.ruleset import TieRule
 
-from .executors import Executor, Interrupted, Unit, Work, local_executor  # noqa: F401 - Interrupted re-exported
+from .executors import Dispatcher, Executor, Unit, Work, local_executor
 from .malloc import trim_memory
 from .schedule import match_order
 from .store import RunLock, Store, match_id
@@ -75,12 +78,14 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
     return out
 
 
-def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset) -> Iterator[Unit]:
-    """The units of work of a run, made one at a time: each match's missing boards, in
-    order, in the schedule's order of matches (:func:`arena.schedule.match_order`), with
-    the litige pots and the entrants' fault counts the stored boards before them leave.
-    Results do not depend on where or when a unit is played: bots reseed per deal.  A
-    match's ``matches`` row is created when its unit is made.
+def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset,
+          block_boards: int) -> Iterator[Unit]:
+    """The units of work of a run, made one at a time: each match's boards from the first
+    block not wholly stored (its stored boards are played again and skipped by the store:
+    a block is played whole, :mod:`referee.match`), in the schedule's order of matches
+    (:func:`arena.schedule.match_order`), with the litige pots and the entrants' fault
+    counts the boards before it leave.  Results do not depend on where or when a unit is
+    played: bots reseed per deal.  A match's ``matches`` row is created when its unit is made.
     """
     by_key = {e.key: e for e in entrants}
     stored = store.stored_counts(tournament)
@@ -90,10 +95,12 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
     for number, (a, b) in enumerate(pairs):
         mid = match_id(tournament, a, b)
         done = store.stored_boards(mid) if stored.get(mid) else set()
-        todo = tuple(k for k in range(board_count) if k not in done)
+        first = min(k for k in range(board_count) if k not in done)
+        first -= first % block_boards
+        todo = tuple(range(first, board_count))
         store.add_match(tournament, mid, a, b, ruleset.name)
-        pots = (store.last_pot(mid, 1), store.last_pot(mid, 2)) if litige and done else (0, 0)
-        counted = store.faults_before(mid, todo[0]) if done else {}
+        pots = (store.last_pot(mid, 1, before=first), store.last_pot(mid, 2, before=first)) if litige and first else (0, 0)
+        counted = store.faults_before(mid, first) if first else {}
         yield Unit(number, mid, by_key[a], by_key[b], todo, pots, (counted.get(a, 0), counted.get(b, 0)))
 
 
@@ -108,7 +115,8 @@ def run(
     stop: threading.Event | None = None,
     limits: Limits | None = None,
     executor: Executor | None = None,
-    concurrent_tables: bool | None = None,
+    exclusive_boards: bool = False,
+    block_boards: int = BLOCK_BOARDS,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -116,12 +124,16 @@ def run(
         workers: tables played at once: 1 in a thread of this process, more in ⌈N/2⌉
             worker processes, two tables each (:func:`arena.executors.local_executor`).
         on_progress: called as ``on_progress(done, total)`` after each stored batch.
-        stop: set it (e.g. on Ctrl-C) to stop after the board pairs in flight.
+        stop: set it (e.g. on Ctrl-C) to stop at once: the blocks in flight are dropped
+            (a rerun plays them again).
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
         executor: where to play (default ``local_executor(workers)``; a
             :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
-        concurrent_tables: play each board's two tables at once (False: in turn; None: as the
-            executor does); the results are the same (:class:`referee.match.DuplicateMatch`).
+        exclusive_boards: one match at a time, so that no two tables of one board are ever
+            played at once, whoever sits there (finals: against collusion between entrants);
+            the results are the same.
+        block_boards: boards of a block (:class:`referee.match.MatchConfig`): the same for
+            every run of a tournament (it decides when the other table's faults count).
 
     The run holds the database's :class:`~arena.store.RunLock` throughout, and
     the database file only while it uses it (:meth:`Store.release` after each
@@ -142,7 +154,7 @@ def run(
     try:
         return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
                     on_progress=on_progress, stop=stop, limits=limits, executor=executor,
-                    concurrent_tables=concurrent_tables)
+                    exclusive_boards=exclusive_boards, block_boards=block_boards)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()
@@ -155,7 +167,7 @@ def run(
 
 def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
-         executor: Executor | None, concurrent_tables: bool | None) -> RunSummary:
+         executor: Executor | None, exclusive_boards: bool, block_boards: int) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -178,7 +190,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
     store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
-                         limits=limits or Limits())
+                         limits=limits or Limits(), block_boards=block_boards)
     executor = executor or local_executor(workers)
     summary.where = executor.description
     done_count = summary.already
@@ -200,10 +212,9 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         last_write = time.monotonic()
 
     try:
-        if concurrent_tables is None:
-            concurrent_tables = executor.concurrent_tables
-        executor.start(Work(config, n_boards, concurrent_tables=concurrent_tables),
-                       units(store, tournament, entrants, n_boards, ruleset))
+        executor.start(Work(config, n_boards),
+                       Dispatcher(units(store, tournament, entrants, n_boards, ruleset, block_boards),
+                                  exclusive_boards=exclusive_boards))
         while True:
             try:
                 if stop.is_set() and not stopping:

@@ -1,38 +1,40 @@
 """Arena throughput: board pairs per second on each executor, ratios taken within one run.
 
-Run: ``python bench/arena_bench.py [--field random3|samples] [--boards N] [--modes threads:1/seq,processes:1,processes:3]``
+Run: ``python bench/arena_bench.py [--field random4|random3|samples] [--boards N]
+[--modes workers:1,workers:2,workers:2@c41cd7c,exclusive:2,dask:2]``
 
 Each mode plays the same tournament (same seed, fresh database) from scratch:
 
-* ``threads:N`` — N threads of the arena's process, one unit (match) each;
-* ``processes:N`` — N worker processes (``--workers 2N``: two tables each);
+* ``workers:N`` — ``--workers N`` (1: a thread of the arena's process; N ≥ 2: N worker
+  processes, one table each, as many at once as matches with no entrant in common);
+* ``exclusive:N`` — ``--workers N --exclusive-boards`` (one table at a time: finals);
 * ``dask:N`` — a local Dask cluster of N worker processes (``--cluster local:N``);
-* a ``/seq`` suffix plays a board's two tables one after the other instead of at
-  once: ``threads:1/seq`` is ``--workers 1``.
+* an ``@REV`` suffix plays the mode with the code of git revision REV (checked out in a
+  temporary worktree, run in a process of its own with that checkout first on
+  ``sys.path``; ``--workers N`` as that release read it): the baseline of a change,
+  measured in the same run.
 
-The release before this one is measured by running this script of its own checkout
-(``git worktree add /tmp/rel REV``) with ``--modes threads:1`` right after.
-
-Fields: ``random3`` — three copies of ``sample_bots/random`` (the trivial bots of
-issue 12: 3 pairs; the default, 150 boards per pair = 450 board pairs); ``samples`` —
-random, greedy and heuristic (``make run``'s field).
+Fields: ``random4`` — four copies of ``sample_bots/random`` (6 pairs; issue 19's field,
+the default); ``random3`` — three copies (issue 12's); ``samples`` — random, greedy and
+heuristic (``make run``'s field).
 
 Printed per mode: board pairs per second, the ratio to the first mode, CPU
 milliseconds per board pair of the whole machine while the mode ran (``/proc/stat``:
 the arena, workers and sandboxed bots, whose time never reaches this process's
 ``getrusage``; anything else running counts too, so run it on a quiet machine), and
 the share of the run spent writing to DuckDB. Every mode must store the same rows
-(checked): results never depend on the executor.
+(checked): results never depend on the executor, nor on the release when no bot faults.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +42,6 @@ sys.path.insert(0, str(ROOT))
 
 import duckdb  # noqa: E402
 
-from arena import tournament  # noqa: E402
-from arena.executors import ProcessExecutor, ThreadExecutor  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.submit import submit  # noqa: E402
 from referee.rules import get_ruleset  # noqa: E402
@@ -53,27 +53,13 @@ def field(kind: str, tmp: Path) -> list[Path]:
     if kind == "samples":
         return [ROOT / "sample_bots" / b for b in ("random", "greedy", "heuristic")]
     out = []
-    for name in ("random-a", "random-b", "random-c"):
+    for name in ("random-a", "random-b", "random-c", "random-d")[: int(kind.removeprefix("random"))]:
         dst = tmp / "src" / name
         shutil.copytree(ROOT / "sample_bots" / "random", dst, ignore=shutil.ignore_patterns("__pycache__"))
         toml = dst / "bot.toml"
         toml.write_text(toml.read_text().replace('name = "random"', f'name = "{name}"', 1))
         out.append(dst)
     return out
-
-
-def executor_for(mode: str):
-    kind, n = mode.removesuffix("/seq").split(":")
-    n, concurrent = int(n), not mode.endswith("/seq")
-    if kind == "threads":
-        return ThreadExecutor(n, concurrent_tables=concurrent)
-    if kind == "processes":
-        return ProcessExecutor(n, concurrent_tables=concurrent)
-    if kind == "dask":
-        from arena.cluster import DaskExecutor
-
-        return DaskExecutor(f"local:{n}")
-    raise SystemExit(f"unknown mode {mode!r}: threads:N, processes:N or dask:N")
 
 
 def cpu_now() -> float:
@@ -84,45 +70,74 @@ def cpu_now() -> float:
     return busy / os.sysconf("SC_CLK_TCK")
 
 
+#: Run in a process of its own (``python -c``), with the checkout under test first on sys.path:
+#: plays the tournament of ``argv[1]`` (a database with its bots entered) and prints JSON.
+_ONE = """
+import json, os, sys, time
+from arena import tournament
+from arena.store import Store
+kind, n, db = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+store = Store.open(db)
+write_s = 0.0
+original = store.write_board_pairs
+def timed(*args, **kwargs):
+    global write_s
+    t0 = time.perf_counter()
+    try:
+        return original(*args, **kwargs)
+    finally:
+        write_s += time.perf_counter() - t0
+store.write_board_pairs = timed
+kw = {}
+if kind == "dask":
+    from arena.cluster import DaskExecutor
+    kw["executor"] = DaskExecutor(f"local:{n}")
+elif kind == "exclusive":
+    kw["exclusive_boards"] = True
+t0 = time.perf_counter()
+summary = tournament.run(store, "bench", workers=n, **kw)
+wall = time.perf_counter() - t0
+assert not summary.errors, summary.errors
+store.close()
+print(json.dumps({"wall": wall, "played": summary.played, "write_s": write_s}))
+"""
+
+
 def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float, int, float, float, list]:
-    folder = tmp / mode.replace(":", "-").replace("/", "-")
+    spec, _, rev = mode.partition("@")
+    kind, n = spec.split(":")
+    folder = tmp / mode.replace(":", "-").replace("@", "-")
     folder.mkdir()
     db = folder / "a.duckdb"
+    code = ROOT
+    if rev:
+        code = tmp / f"rev-{rev}"
+        if not code.exists():
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(code), rev], check=True)
     store = Store.open(db)
     rs = get_ruleset("classic")
     store.create_tournament("bench", rs.name, rs.options(), SEED, boards)
     for bot in bots:
         submit(store, bot, store_root=folder / "bots", tournament="bench")
-    write_s = 0.0
-    original = store.write_board_pairs
-
-    def timed(*args, **kwargs):
-        nonlocal write_s
-        t0 = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            write_s += time.perf_counter() - t0
-
-    store.write_board_pairs = timed
-    executor = executor_for(mode)
-    c0, t0 = cpu_now(), time.perf_counter()
-    summary = tournament.run(store, "bench", executor=executor)
-    wall, cpu = time.perf_counter() - t0, cpu_now() - c0
-    assert not summary.errors, summary.errors
     store.close()
+    env = dict(os.environ, PYTHONPATH=str(code))
+    c0 = cpu_now()
+    out = subprocess.run([sys.executable, "-c", _ONE, kind, n, str(db)], cwd=code, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    cpu = cpu_now() - c0
+    r = json.loads(out.strip().splitlines()[-1])
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute("SELECT match_id, board, points_a, points_b, forfeit_a, forfeit_b FROM board_pairs "
                            "ORDER BY ALL").fetchall()
-    return wall, summary.played, write_s, cpu, rows
+    return r["wall"], r["played"], r["write_s"], cpu, rows
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--field", choices=["random3", "samples"], default="random3")
+    p.add_argument("--field", choices=["random4", "random3", "samples"], default="random4")
     p.add_argument("--boards", type=int, default=150, help="boards per pair (default 150)")
-    p.add_argument("--modes", default="threads:1/seq,processes:1,processes:3",
-                   help="comma-separated: threads:N, processes:N, dask:N, each with an optional /seq")
+    p.add_argument("--modes", default="workers:2@c41cd7c,workers:2,workers:1,exclusive:2",
+                   help="comma-separated: workers:N, exclusive:N, dask:N, each with an optional @REV")
     args = p.parse_args()
     modes = args.modes.split(",")
     print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -131,18 +146,21 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     first = reference = None
     with tempfile.TemporaryDirectory(prefix="belote-arenabench-") as tmp:
-        bots = field(args.field, Path(tmp))
-        for mode in modes:
-            wall, played, write_s, cpu, rows = run_once(mode, bots, args.boards, Path(tmp))
-            rate = played / wall
-            first = first or rate
-            if reference is None:
-                reference = rows
-            same = "" if rows == reference else "  RESULTS DIFFER"
-            print(f"| {mode} | {played} | {wall:.1f} | {rate:.1f} | {rate / first:.2f} | "
-                  f"{cpu * 1000 / max(1, played):.0f} | {write_s / wall:.1%} |{same}", flush=True)
-            if same:
-                raise SystemExit("results differ between executors")
+        try:
+            bots = field(args.field, Path(tmp))
+            for mode in modes:
+                wall, played, write_s, cpu, rows = run_once(mode, bots, args.boards, Path(tmp))
+                rate = played / wall
+                first = first or rate
+                if reference is None:
+                    reference = rows
+                same = "" if rows == reference else "  RESULTS DIFFER"
+                print(f"| {mode} | {played} | {wall:.1f} | {rate:.1f} | {rate / first:.2f} | "
+                      f"{cpu * 1000 / max(1, played):.0f} | {write_s / wall:.1%} |{same}", flush=True)
+                if same:
+                    raise SystemExit("results differ between modes")
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], check=False)
 
 
 if __name__ == "__main__":

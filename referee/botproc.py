@@ -416,7 +416,7 @@ class BotClient:
     def end_match(self, request: pb.EndMatchRequest, timeout_s: float = 1.0) -> None:
         self.stub.EndMatch(request, timeout=timeout_s)
 
-    async def decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse:
+    async def decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse | None:
         """One decision with a deadline of ``timeout_s`` seconds, on the running event loop,
         over a ``grpc.aio`` channel of its own (call it from one event loop only).
 
@@ -425,7 +425,8 @@ class BotClient:
         off or the bot refused the stream's first request (UNIMPLEMENTED: the request is
         then sent once as ``Decide``, in the time left; the bot never saw it).  The deadline
         covers the whole exchange; a decision unanswered at it cancels the stream (the
-        caller restarts the bot).  Never retries.
+        caller restarts the bot).  Never retries.  Returns None when the answer's bytes do not
+        deserialize as a ``DecideResponse`` (``grpc.aio`` does not raise then).
 
         Raises:
             grpc.RpcError: DEADLINE_EXCEEDED, UNAVAILABLE, RESOURCE_EXHAUSTED, …
@@ -468,6 +469,9 @@ class BotClient:
             self._drop_aio_stream()
             raise DecideError(grpc.StatusCode.UNKNOWN, "the bot ended DecideStream without answering")
         self._stream_works = True
+        if answer is None:  # bytes that do not deserialize (grpc.aio gives None): the caller's fault to charge
+            self._drop_aio_stream()
+            return None
         return answer.response
 
     def _drop_aio_stream(self) -> None:

@@ -6,22 +6,36 @@ suits are renamed by the board's permutation.  Each seat of each table is its
 own bot process (partners never share one; a process never plays both tables
 of a board).  Every decision call has a deadline; every answer is validated
 against the legal actions.  A fault — timeout, crash, lost connection,
-malformed, wrong-kind or illegal answer — never stops the match: the referee
-plays the fallback (the first legal action, in the engine's order), records the
-fault, restarts a bot that timed out or died, and the faulting entrant forfeits
-the board.  After ``max_faults`` faults an entrant forfeits the rest of the
-match (its seats then play the fallback without being asked).  The two tables of
-a board may be played at once (``concurrent_tables``), so a table counts the
-faults of earlier boards and its own, and the other table's of the same board
-only from the next board: the same forfeits whichever table finishes first.
+malformed, wrong-kind or illegal answer, or any answer that cannot be read —
+never stops the match: the referee plays the fallback (the first legal action,
+in the engine's order), records the fault, restarts a bot that timed out or
+died, and the faulting entrant forfeits the board.  After ``max_faults`` faults
+an entrant forfeits the rest of the match (its seats then play the fallback
+without being asked).
+
+**One table at a time, in blocks (issue 19 item 1).**  The boards of a match are
+played in blocks of ``config.block_boards`` boards (block *k*: board numbers
+``k·B … k·B + B − 1``): every board of the block at one table, then every board
+of it at the other.  Only one table's bot processes are alive at any moment: the
+processes of a table are stopped before the other table's are started, so an
+entrant's process that holds one side's cards of a board never runs beside its
+process holding the other side's cards of that board (a table-1 process of
+board *k* cannot pass its hand to the table-2 process, where it is an
+opponent's, through any channel that needs both alive: kernel counters, timing,
+the CPU).  The table played last in a block is played first in the next, with
+its processes kept: a match of *n* blocks starts *n* + 1 sets of processes.  A
+table counts the faults of earlier blocks (both tables) and its own; the other
+table's faults of the same block count from the next block: the results do not
+depend on which table of a block is played first, nor on where or when a block
+is played.
 
 Decisions are asked over ``grpc.aio`` (:meth:`referee.botproc.BotClient.decide_async`)
-on the match's own event loop; a unit of a tournament plays both tables of each
-board at once on it (issue 12: the referee's client costs less CPU per call, and
-one set of bot processes keeps two tables busy).
+on the match's own event loop.
 
-A decision with exactly one legal action is played by the referee without a
-call (its time is recorded as 0 ms).
+**Forced moves tell nothing (issue 19 item 4).**  A decision with exactly one
+legal action is played by the referee without a call (its time is recorded as
+0 ms), after a pause drawn from that seat's own recent answer times: the time
+before another bot's next request does not show whether a seat was asked.
 
 Bots are told nothing that contains or derives invertibly from the match's seed
 (issue 9): their match id, RNG seeds and deal numbers are HMACs keyed by it
@@ -31,10 +45,12 @@ Bots are told nothing that contains or derives invertibly from the match's seed
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +68,10 @@ from .manifest import Manifest
 from .records import BoardPairResult, Decision, Fault, FaultKind, TableResult, printable
 
 IDENTITY = (0, 1, 2, 3)
+#: Boards of a block (module docstring): a tournament's matches are played in blocks of this many.
+BLOCK_BOARDS = 100
+#: Answer times (ms) of a seat's bot from which a forced move's pause is drawn: its last this many.
+RECENT_ANSWERS = 32
 
 
 @dataclass(frozen=True)
@@ -82,8 +102,12 @@ class MatchConfig:
         limits: resource limits of each bot process.
         log_dir: a folder where each bot process's output (stdout and stderr, at most the
             sandbox's file-size limit) is kept once it stops, as
-            ``<entrant>-table<T>-seat<S>-<n>.log`` (``n``: 0, then 1, … after restarts);
-            None: discarded.
+            ``<entrant>-table<T>-seat<S>-<n>.log`` (``n``: 0, then 1, … after restarts and
+            at every new set of processes: module docstring); None: discarded.
+        block_boards: boards of a block (≥ 1): each block is played at one table, then at
+            the other, with one table's processes alive at a time (module docstring). The
+            forfeit rule counts the other table's faults from the next block, so a
+            tournament keeps its block size for all its matches.
     """
 
     ruleset: Ruleset
@@ -94,6 +118,7 @@ class MatchConfig:
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
     log_dir: Path | None = None
+    block_boards: int = BLOCK_BOARDS
 
     @property
     def key(self) -> bytes:
@@ -113,6 +138,7 @@ class _Seat:
         self.failed_start: str | None = None  # a start before the first board failed: its fault is due
         self.bank_ms = float(config.time_bank_ms)
         self.start_error: str | None = None
+        self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's answer times, ms
 
     def ensure(self, start_request: pb.StartMatchRequest) -> BotClient | None:
         if self.client is not None and self.client.alive():
@@ -120,7 +146,9 @@ class _Seat:
         self.close()
         client = BotClient(
             self.entrant.manifest, self.entrant.endpoint,
-            seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, self.generation),
+            # one seed for every process of a seat: bots reseed at each deal from (seed, deal number), so
+            # a deal's play does not depend on when its process started (blocks, restarts, a resume)
+            seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, 0),
             startup_s=self.config.startup_s, limits=self.config.limits, content_hash=self.entrant.content_hash,
         )
         if self.config.log_dir is not None:
@@ -198,15 +226,22 @@ def _quiet_interrupts(loop: asyncio.AbstractEventLoop, context: dict) -> None:
     loop.default_exception_handler(context)
 
 
+class Stopped(Exception):
+    """Raised by :meth:`DuplicateMatch.play_block` when asked to stop before the block was
+    played: its board pairs are not returned (a resumed match plays the block again)."""
+
+
 #: Faults after which the bot's process is stopped and started again for its next decision.
 _RESTART_AFTER = {FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.CONNECTION}
 
 
 class DuplicateMatch:
-    """A duplicate match between entrants ``a`` and ``b`` (RULES.md §8).
+    """A duplicate match between entrants ``a`` and ``b`` (RULES.md §8), played in blocks
+    with one table's bot processes alive at a time (module docstring).
 
     Use as a context manager (bot processes are always stopped on exit), then
-    call :meth:`play_board` for each board in order.
+    call :meth:`play_block` for each block of boards in order (or :meth:`play_board`
+    for a block of one board).
 
     Bots are never told ``match_id`` or ``config.seed``: they get an opaque match id,
     RNG seeds and deal numbers derived from both by :mod:`referee.secret`.
@@ -218,17 +253,13 @@ class DuplicateMatch:
         board_count: the number of boards of the match (told to the bots).
         pots: the litige pot carried into the first board at table 1 and 2 (resuming).
         faults: A's and B's faults at the match's earlier boards (resuming), towards ``max_faults``.
-        concurrent_tables: play a board's two tables at once (each has its own bot
-            processes); the results are the same as one after the other.
     """
 
     def __init__(self, match_id: str, a: Entrant, b: Entrant, config: MatchConfig, *,
-                 board_count: int, pots: tuple[int, int] = (0, 0), concurrent_tables: bool = False,
-                 faults: tuple[int, int] = (0, 0)):
+                 board_count: int, pots: tuple[int, int] = (0, 0), faults: tuple[int, int] = (0, 0)):
         self.match_id, self.a, self.b, self.config = match_id, a, b, config
         self.key = config.key
         self.public_id = secret.public_match_id(self.key, match_id)  # the match id bots are told
-        self.concurrent_tables = concurrent_tables
         n = config.ruleset.seats
         self.seats: dict[tuple[int, int], _Seat] = {}
         for table in (1, 2):
@@ -240,12 +271,14 @@ class DuplicateMatch:
         self.tables[1].pot, self.tables[2].pot = pots
         self.faults = {a.key: faults[0], b.key: faults[1]}
         self.options = wire.ruleset_options_pb(config.ruleset, board_count=board_count)
+        self.live_table: int | None = None
+        """The table whose bot processes may be alive (None: none started yet)."""
+        self._pause_rng = random.Random()  # forced moves' pauses: timing only, never a result
         self._loop = asyncio.new_event_loop()
         self._loop.set_exception_handler(_quiet_interrupts)
-        self._started = False  # every seat's bot started before the first board
         # bots start on these threads, alive until the match is closed (a bot's death signal is
-        # tied to the thread that started it: referee.launch), so a start never stalls the other table
-        self._starter = ThreadPoolExecutor(max_workers=len(self.seats), thread_name_prefix="bot-start")
+        # tied to the thread that started it: referee.launch), so a start never stalls the loop
+        self._starter = ThreadPoolExecutor(max_workers=n, thread_name_prefix="bot-start")
 
     def __enter__(self) -> DuplicateMatch:
         return self
@@ -268,10 +301,7 @@ class DuplicateMatch:
                 self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             for s in self.seats.values():
                 if s.client is not None:
-                    try:
-                        s.client.end_match(pb.EndMatchRequest(match_id=self.public_id, scores=self.tables[s.table].scores))
-                    except grpc.RpcError:
-                        pass
+                    self._end_match(s)
                     self._loop.run_until_complete(s.client.aclose_aio())
         finally:
             for s in self.seats.values():
@@ -279,73 +309,112 @@ class DuplicateMatch:
             self._starter.shutdown(wait=True, cancel_futures=True)
             self._loop.close()
 
+    def _end_match(self, seat: _Seat) -> None:
+        try:
+            seat.client.end_match(pb.EndMatchRequest(match_id=self.public_id, scores=self.tables[seat.table].scores))
+        except grpc.RpcError:
+            pass
+
     def forfeited(self, key: str) -> bool:
-        """True once ``key`` has reached ``max_faults`` faults in this match."""
+        """True once ``key`` has reached ``max_faults`` faults in this match (counted at block ends)."""
         return self.faults[key] >= self.config.max_faults
 
     def play_board(self, board: Board, permutation: Sequence[int] = IDENTITY) -> BoardPairResult:
-        """Play ``board`` at both tables (table 2 with suits renamed by ``permutation``)."""
-        return self._loop.run_until_complete(self._play_board(board, tuple(permutation)))
+        """Play ``board`` at both tables (table 2 with suits renamed by ``permutation``): a block of one."""
+        return self.play_block([board], [permutation])[0]
 
-    async def _start_all(self) -> None:
-        """Start every seat's bot at once, on the starter threads, before the match's first
-        board: a unit's bots start in the time of the slowest instead of one after the other.
-        A seat that fails to start keeps its error for its first decision (a start fault
-        there, as if it had started then); a forfeited entrant's seats are not started."""
-        todo = [s for s in self.seats.values() if s.client is None and not self.forfeited(s.entrant.key)]
+    def play_block(self, boards: Sequence[Board], permutations: Sequence[Sequence[int]], *,
+                   stopped: Callable[[], bool] = lambda: False,
+                   on_table: Callable[[TableResult], None] | None = None) -> list[BoardPairResult]:
+        """Play a block: every board of ``boards`` (ascending) at one table, then at the other
+        (table 2's suits renamed by ``permutations[i]`` for ``boards[i]``); return their board
+        pairs in order.  The table whose processes are alive is played first, the other's are
+        started only once they have stopped.  ``on_table`` is called with each table's result
+        as it is played (e.g. for a progress display).
+
+        Raises:
+            Stopped: ``stopped()`` was true before a board of a table (checked before each):
+                the block's board pairs are dropped (and the match is not to be played on).
+        """
+        return self._loop.run_until_complete(
+            self._play_block(list(boards), [tuple(p) for p in permutations], stopped, on_table))
+
+    async def _play_block(self, boards: list[Board], permutations: list[tuple[int, ...]],
+                          stopped: Callable[[], bool],
+                          on_table: Callable[[TableResult], None] | None) -> list[BoardPairResult]:
+        before = dict(self.faults)
+        first = self.live_table or 1
+        played: dict[int, list[tuple[TableResult, set[str]]]] = {}
+        for table in (first, 3 - first):
+            if stopped():
+                raise Stopped
+            await self._switch_to(table, before)
+            counted = dict(before)  # this table's view: earlier blocks and its own faults
+            played[table] = []
+            for board, perm in zip(boards, permutations):
+                if stopped():
+                    raise Stopped
+                played[table].append(await self._play_table(table, board, IDENTITY if table == 1 else perm, counted))
+                if on_table is not None:
+                    on_table(played[table][-1][0])
+        out = []
+        for (t1, barred1), (t2, barred2) in zip(played[1], played[2]):
+            for f in t1.faults + t2.faults:
+                self.faults[f.entrant] += 1
+            faulted = {f.entrant for f in t1.faults + t2.faults} | barred1 | barred2
+            out.append(BoardPairResult(board=t1.board, a=self.a.key, b=self.b.key, tables=(t1, t2),
+                                       forfeit_a=self.a.key in faulted, forfeit_b=self.b.key in faulted))
+        return out
+
+    async def _switch_to(self, table: int, before: dict[str, int]) -> None:
+        """Make ``table`` the live one: every process of the other table stopped (and waited
+        for), then this table's seats started at once on the starter threads.  A seat that
+        fails to start keeps its error for its first decision (a start fault there); an
+        entrant that has forfeited the match gets no process."""
+        if self.live_table == table:
+            return
+        async def stop(s: _Seat) -> None:
+            await self._loop.run_in_executor(self._starter, self._end_match, s)
+            await s.aclose(self._starter)
+
+        await asyncio.gather(*(stop(s) for (t, _), s in self.seats.items() if t != table and s.client is not None))
+        self.live_table = table
+        todo = [s for (t, _), s in self.seats.items()
+                if t == table and s.client is None and before[s.entrant.key] < self.config.max_faults]
         if not todo:
             return
         clients = await asyncio.gather(*(
             self._loop.run_in_executor(self._starter, s.ensure, self._start_request(s)) for s in todo))
         for s, client in zip(todo, clients):
-            if client is None:
-                s.failed_start = s.start_error or "the bot did not start"
+            s.failed_start = None if client is not None else (s.start_error or "the bot did not start")
 
     def _start_request(self, seat: _Seat) -> pb.StartMatchRequest:
         return pb.StartMatchRequest(
             match_id=self.public_id, ruleset=self.config.ruleset.name, options=self.options, seat=seat.seat)
 
-    async def _play_board(self, board: Board, permutation: tuple[int, ...]) -> BoardPairResult:
-        if not self._started:
-            self._started = True
-            await self._start_all()
-        before = dict(self.faults)
-        if self.concurrent_tables:
-            async with asyncio.TaskGroup() as group:
-                first = group.create_task(self._play_table(1, board, IDENTITY, before))
-                second = group.create_task(self._play_table(2, board, permutation, before))
-            t1, t2 = first.result(), second.result()
-        else:
-            t1 = await self._play_table(1, board, IDENTITY, before)
-            t2 = await self._play_table(2, board, permutation, before)
-        for f in t1.faults + t2.faults:
-            self.faults[f.entrant] += 1
-        faulted = {f.entrant for f in t1.faults + t2.faults}
-        max_faults = self.config.max_faults
-        return BoardPairResult(
-            board=board.number, a=self.a.key, b=self.b.key, tables=(t1, t2),
-            forfeit_a=self.a.key in faulted or before[self.a.key] >= max_faults,
-            forfeit_b=self.b.key in faulted or before[self.b.key] >= max_faults,
-        )
-
     async def _play_table(self, table: int, board: Board, permutation: tuple[int, ...],
-                          before: dict[str, int]) -> TableResult:
-        """One table of a board; ``before``: each entrant's faults before this board."""
+                          counted: dict[str, int]) -> tuple[TableResult, set[str]]:
+        """One table of a board.  ``counted``: each entrant's faults as this table sees them
+        (earlier blocks, and this table's own so far), updated with this board's.  Returns the
+        table's result and the entrants that had forfeited before the board (played unasked)."""
         deck = board.deck if permutation == IDENTITY else relabel(board.deck, permutation)
         bm = self.tables[table]
         state = bm.new_deal(deck, board.dealer)
         deal_number = secret.deal_number(self.key, self.match_id, table, board.number)
         decisions: list[Decision] = []
         faults: list[Fault] = []
-        counted = dict(before)  # this table's view: earlier boards and its own faults
         max_faults = self.config.max_faults
+        barred = {k for k, n in counted.items() if n >= max_faults}
         ns = self.a if table == 1 else self.b
         ew = self.b if table == 1 else self.a
         while not state.is_terminal():
             seat_no = state.to_act
             legal = state.legal_actions()
             seat = self.seats[(table, seat_no)]
-            if len(legal) == 1 or counted[seat.entrant.key] >= max_faults:
+            if counted[seat.entrant.key] >= max_faults:  # forfeited: played unasked, at once
+                action, ms, kind, detail = legal[0], 0.0, None, ""
+            elif len(legal) == 1:  # forced: played unasked, after the pause the bot might have taken
+                await self._unasked_pause(seat)
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             else:
                 action, ms, kind, detail = await self._ask(seat, state, legal, deal_number)
@@ -359,19 +428,30 @@ class DuplicateMatch:
         # every action as taken, explicit empty declarations included: one row per decision
         record = DealRecord(ruleset=state.ruleset, dealer=state.dealer, deck=state.deck,
                             actions=list(state.history), pot=state.pot)
-        return TableResult(
+        result = TableResult(
             board=board.number, table=table, ns=ns.key, ew=ew.key, permutation=tuple(permutation),
             record=record, outcome=outcome, decisions=decisions, faults=faults,
         )
+        return result, barred
+
+    async def _unasked_pause(self, seat: _Seat) -> None:
+        """Wait as long as the seat's bot might have thought: a time drawn from its own recent
+        answer times (none known: no wait), so that whether a seat was asked does not show in
+        the time before the next request to any bot (issue 19 item 4)."""
+        if seat.recent_ms:
+            await asyncio.sleep(self._pause_rng.choice(seat.recent_ms) / 1000.0)
 
     async def _ask(self, seat: _Seat, state: DealState, legal: list, deal_number: int):
-        """Ask a seat's bot; return (action or None, ms, fault kind or None, detail)."""
+        """Ask a seat's bot; return (action or None, ms, fault kind or None, detail).
+
+        Whatever the bot answers, or however its transport fails, the result is an action or
+        a fault of this seat: nothing a bot sends raises here (issue 19 item 5)."""
         if seat.client is not None and not seat.client.alive():  # every death is a fault, not only one in a call
             detail = _crash_detail(seat.client, " after its last answer")
             await seat.aclose(self._starter)
             return None, 0.0, FaultKind.CRASH, detail
         client = seat.client
-        if seat.failed_start is not None:  # its start before the first board failed
+        if seat.failed_start is not None:  # its start with its table's other seats failed
             detail, seat.failed_start = seat.failed_start, None
             return None, 0.0, FaultKind.START, detail
         if client is None:
@@ -397,20 +477,40 @@ class DuplicateMatch:
             if kind in _RESTART_AFTER:  # a bot that timed out may be stuck in its handler
                 await seat.aclose(self._starter)
             return None, ms, kind, detail
+        except Exception as err:  # noqa: BLE001 - anything else the transport raises on a bot's answer
+            ms = (time.perf_counter() - t0) * 1000
+            await seat.aclose(self._starter)
+            return None, ms, FaultKind.CONNECTION, f"the call failed: {type(err).__name__}: {err}"
         ms = (time.perf_counter() - t0) * 1000
+        seat.recent_ms.append(ms)
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
+        if not isinstance(response, pb.DecideResponse):  # grpc.aio gives None for bytes that do not parse
+            return None, ms, FaultKind.MALFORMED, "the answer is not a DecideResponse message (it does not deserialize)"
         rnd = state.ruleset.bidding_rounds[state.bidding_round] if state.phase is Phase.BIDDING else None
         try:
             action = wire.action_from_pb(
                 response.action, state.phase, turned_suit, bool(rnd and rnd.take_turned and not rnd.take_any_suit))
         except wire.WrongKind as e:
             return None, ms, FaultKind.WRONG_KIND, str(e)
-        except wire.MalformedAction as e:
-            return None, ms, FaultKind.MALFORMED, str(e)
+        except (wire.MalformedAction, ValueError, KeyError, IndexError, TypeError) as e:
+            return None, ms, FaultKind.MALFORMED, str(e) or type(e).__name__
         if action not in legal:
             return None, ms, FaultKind.ILLEGAL, f"{action} is not a legal action"
         return action, ms, None, ""
+
+
+def blocks(boards: Iterable[Board], block_boards: int) -> Iterator[list[Board]]:
+    """``boards`` (ascending numbers) grouped into the match's blocks: consecutive boards whose
+    numbers share ``number // block_boards``."""
+    block: list[Board] = []
+    for board in boards:
+        if block and board.number // block_boards != block[0].number // block_boards:
+            yield block
+            block = []
+        block.append(board)
+    if block:
+        yield block
 
 
 def play_match(
@@ -425,31 +525,38 @@ def play_match(
     pots: tuple[int, int] = (0, 0),
     board_count: int | None = None,
     keep: bool = True,
-    concurrent_tables: bool = False,
     faults: tuple[int, int] = (0, 0),
+    stopped: Callable[[], bool] = lambda: False,
+    on_table: Callable[[TableResult], None] | None = None,
 ) -> list[BoardPairResult]:
-    """Play ``boards`` in order between ``a`` and ``b``; return every board pair.
+    """Play ``boards`` in order between ``a`` and ``b``, block by block
+    (``config.block_boards``: module docstring); return every board pair.
 
     ``permutations(board_number)`` gives table 2's suit permutation;
-    ``on_board_pair`` is called after each board pair (e.g. to store it at once).
-    ``boards`` may be a generator (made one at a time); ``board_count`` is then the
-    number told to the bots (default ``len(boards)``).  With ``keep=False`` nothing
-    is kept once ``on_board_pair`` has it and an empty list is returned: memory stays
-    flat in the length of the match (issue 14 item 3).  ``concurrent_tables`` plays each
-    board's two tables at once (:class:`DuplicateMatch`): the same results, sooner.
-    ``faults``: A's and B's faults at earlier boards of the match (resuming).
-    Bot processes are stopped when this returns or raises (KeyboardInterrupt included).
+    ``on_board_pair`` is called for each board pair once its block is played (e.g. to
+    store it).  ``boards`` may be a generator (made one at a time); ``board_count`` is then
+    the number told to the bots (default ``len(boards)``).  With ``keep=False`` nothing is
+    kept once ``on_board_pair`` has it and an empty list is returned: memory is bounded by
+    a block, whatever the length of the match.  A resumed match starts at a block's first
+    board.  ``faults``: A's and B's faults at earlier boards of the match (resuming).
+    Once ``stopped()`` is true (checked before each board of each table) the block in flight
+    is dropped and the board pairs handed over so far are returned.  ``on_table`` sees each
+    table's result as it is played (a progress display).  Bot processes are
+    stopped when this returns or raises (KeyboardInterrupt included).
     """
     if board_count is None:
         board_count = len(boards)  # type: ignore[arg-type]
     results = []
-    with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots,
-                        concurrent_tables=concurrent_tables, faults=faults) as match:
-        for board in boards:
-            result = match.play_board(board, permutations(board.number))
-            if keep:
-                results.append(result)
-            if on_board_pair is not None:
-                on_board_pair(result)
-            del result
+    with DuplicateMatch(match_id, a, b, config, board_count=board_count, pots=pots, faults=faults) as match:
+        for block in blocks(boards, config.block_boards):
+            try:
+                played = match.play_block(block, [permutations(board.number) for board in block],
+                                          stopped=stopped, on_table=on_table)
+            except Stopped:
+                break
+            for result in played:
+                if keep:
+                    results.append(result)
+                if on_board_pair is not None:
+                    on_board_pair(result)
     return results

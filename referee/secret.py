@@ -82,8 +82,9 @@ def process_seed(key: bytes, match_id: str, table: int, seat: int, generation: i
     Args:
         key: :func:`bot_key` of the match's seed.
         match_id: the match's own name (never told to the bot).
-        table: 1 or 2; seat: 0..3; generation: 0 for the seat's first process of this
-            run of the match, +1 at each restart after a timeout or a crash.
+        table: 1 or 2; seat: 0..3; generation: the referee passes 0 for every process of a
+            seat (:class:`referee.match.DuplicateMatch`: a deal's play then does not depend
+            on when its process started).
 
     Returns:
         An int in 0 … 2⁶³−1.

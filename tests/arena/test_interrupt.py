@@ -63,10 +63,10 @@ def test_ctrl_c_answers_at_once_and_workers_stop(tmp_path):
                           "--db", db], tmp_path)
     _wait_for(lambda: _stored(db) > 100_000, p, "some board pairs were stored")
     workers = [c for c in _children(p.pid) if "spawn" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
-    assert len(workers) >= 2, "the arena runs no worker processes"
+    assert workers, "the arena runs no worker process"
     t0 = time.monotonic()
     os.kill(p.pid, signal.SIGINT)
-    _wait_for(lambda: "stopping after the board pairs in flight" in err.read_text(), p, "Ctrl-C was answered", 10)
+    _wait_for(lambda: "stopping: the blocks of boards in flight are dropped" in err.read_text(), p, "Ctrl-C was answered", 10)
     answered = time.monotonic() - t0
     assert p.wait(timeout=60) == 130, out.read_text() + err.read_text()
     text = out.read_text() + err.read_text()
@@ -86,7 +86,7 @@ def test_worker_processes_die_with_a_killed_arena(tmp_path):
                           "--db", db], tmp_path)
     _wait_for(lambda: _stored(db) > 100_000, p, "some board pairs were stored")
     workers = [c for c in _children(p.pid) if "spawn" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
-    assert len(workers) >= 2 and procs_under(tmp_path), "no worker or bot process to check"
+    assert workers and procs_under(tmp_path), "no worker or bot process to check"
     os.kill(p.pid, signal.SIGKILL)
     assert p.wait(timeout=10) == -signal.SIGKILL
     end = time.monotonic() + 10
@@ -101,7 +101,7 @@ def test_arena_match_interrupted_prints_the_boards_played(tmp_path):
                           "--seed", 1], tmp_path)
     _wait_for(lambda: "board seed" in out.read_text() and procs_under(REPO / "sample_bots"), p, "bots started")
     os.kill(p.pid, signal.SIGINT)
-    _wait_for(lambda: "stopping after the board pair in flight" in out.read_text(), p, "Ctrl-C was answered", 10)
+    _wait_for(lambda: "stopping: the boards of the block in flight are dropped" in out.read_text(), p, "Ctrl-C was answered", 10)
     assert p.wait(timeout=60) == 130
     text = out.read_text() + err.read_text()
     assert "Traceback" not in text

@@ -23,14 +23,14 @@ def _rows(db):
 
 def test_workers_give_the_results_of_one_worker(tmp_path):
     got = []
-    for workers in (1, 3):
-        db = tmp_path / f"w{workers}" / "a.duckdb"
+    for i, flags in enumerate((["--workers", 1], ["--workers", 3], ["--workers", 2, "--exclusive-boards"])):
+        db = tmp_path / f"w{i}" / "a.duckdb"
         r = cli("tournament", "run", "w", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
-                "--boards", 6, "--seed", 9, "--workers", workers, "--db", db)
+                "--boards", 6, "--seed", 9, *flags, "--db", db)
         assert r.exit_code == 0, output(r)
         assert "6 board pairs played now" in output(r)
         got.append(_rows(db))
-    assert got[0] == got[1]
+    assert got[0] == got[1] == got[2]
     assert len(got[0][0]) == 6 and len(got[0][1]) > 6 * 2 * 20
 
 
@@ -154,3 +154,52 @@ def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
     assert "exists with --decision-ms 700, fixed once it is created: leave --decision-ms out" in output(r)
     r = cli("tournament", "run", "s", "--max-faults", 5, "--db", db)  # the stored value: accepted
     assert r.exit_code == 0, output(r)
+
+
+# ------------------------------------------------------------- the dispatcher
+def _unit(number: int, a: str, b: str):
+    from arena.executors import Unit
+    from referee.match import Entrant
+
+    return Unit(number, f"m{number}", Entrant(a), Entrant(b), (0,))
+
+
+def test_the_dispatcher_never_hands_out_two_units_with_an_entrant_in_common():
+    """issue 19 item 1: the round robin of 4 entrants (circle order) runs two matches at a time,
+    never two of one entrant; a unit that must wait is handed out, in order, once its entrants
+    are free; with 3 entrants one match at a time."""
+    from arena.executors import Dispatcher
+    from arena.schedule import match_order
+
+    order = match_order(["A", "B", "C", "D"])
+    d = Dispatcher([_unit(i, a, b) for i, (a, b) in enumerate(order)])
+    first, second = d.take(), d.take()
+    assert first is not None and second is not None and d.take() is None
+    assert not {first.a.key, first.b.key} & {second.a.key, second.b.key}
+    seen, running = [first, second], {first.number: first, second.number: second}
+    while not d.exhausted or running:
+        done = min(running)  # end the oldest running unit, take what may start
+        d.release(done)
+        del running[done]
+        while (u := d.take()) is not None:
+            keys = {u.a.key, u.b.key}
+            assert all(not keys & {r.a.key, r.b.key} for r in running.values())
+            running[u.number] = u
+            seen.append(u)
+    assert sorted(u.number for u in seen) == list(range(6))
+
+    three = Dispatcher([_unit(i, a, b) for i, (a, b) in enumerate(match_order(["A", "B", "C"]))])
+    u = three.take()
+    assert u is not None and three.take() is None and three.running == 1
+    three.release(u.number)
+    assert three.take() is not None
+
+
+def test_exclusive_boards_hands_out_one_unit_at_a_time():
+    from arena.executors import Dispatcher
+
+    d = Dispatcher([_unit(0, "A", "B"), _unit(1, "C", "D")], exclusive_boards=True)
+    u = d.take()
+    assert u.number == 0 and d.take() is None
+    d.release(0)
+    assert d.take().number == 1 and d.take() is None and d.exhausted

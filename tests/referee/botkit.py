@@ -133,8 +133,8 @@ class CallLog:
     ``("start", key, table, seat, pid, seed)`` a bot process started (``pid``: the process the
     referee started, the sandbox's bwrap; ``seed``: its ``BELOTE_BOT_SEED``) and answered StartMatch;
     ``("start-failed", key, table, seat, None)`` an attempt that failed;
-    ``("decide", key, pid)`` a decision call; ``("board", number)`` appended by the test's
-    ``on_board_pair``.
+    ``("decide", key, pid)`` a decision call; ``("table", table, board)`` a table of a board
+    begins; ``("board", number)`` appended by the test's ``on_board_pair``.
     """
 
     events: list[tuple] = field(default_factory=list)
@@ -143,15 +143,17 @@ class CallLog:
         self.events.append(("board", result.board))
 
     def decides_by_board(self, key: str) -> dict[int, int]:
-        """Decision calls to ``key`` per board (calls before the board's marker)."""
+        """Decision calls to ``key`` per board (calls after the ``("table", table, board)``
+        marker the referee's ``_play_table`` leaves, both tables summed; boards with a marker
+        and no call count 0)."""
         counts: dict[int, int] = {}
-        n = 0
+        board = None
         for e in self.events:
-            if e[0] == "decide" and e[1] == key:
-                n += 1
-            elif e[0] == "board":
-                counts[e[1]] = n
-                n = 0
+            if e[0] == "table":
+                board = e[2]
+                counts.setdefault(board, 0)
+            elif e[0] == "decide" and e[1] == key and board is not None:
+                counts[board] += 1
         return counts
 
     def starts(self, key: str | None = None) -> list[tuple]:
@@ -162,9 +164,15 @@ class CallLog:
 
 
 def install_call_log(monkeypatch) -> CallLog:
-    """Patch ``_Seat.ensure`` and ``BotClient.decide_async`` (the referee's call) to record every start and call."""
+    """Patch ``_Seat.ensure``, ``BotClient.decide_async`` (the referee's call) and
+    ``DuplicateMatch._play_table`` to record every start, call and table."""
     log = CallLog()
     ensure, decide = match_module._Seat.ensure, BotClient.decide_async
+    play_table = match_module.DuplicateMatch._play_table
+
+    async def logged_play_table(self, table, board, *args):
+        log.events.append(("table", table, board.number))
+        return await play_table(self, table, board, *args)
 
     def logged_ensure(self, start_request):
         before = self.client
@@ -182,4 +190,5 @@ def install_call_log(monkeypatch) -> CallLog:
 
     monkeypatch.setattr(match_module._Seat, "ensure", logged_ensure)
     monkeypatch.setattr(BotClient, "decide_async", logged_decide)
+    monkeypatch.setattr(match_module.DuplicateMatch, "_play_table", logged_play_table)
     return log

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arena.schedule import suit_permutation
-from referee.botproc import Limits
+from referee.botproc import BotClient, Limits
 from referee.match import DuplicateMatch, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, replay
@@ -31,17 +31,15 @@ DECISION_MS = 250
 BOARD_SEED = 11
 
 
-def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None,
-         concurrent_tables: bool = False, **config):
-    """Play ``boards`` boards of ``ruleset`` between entrants ``a`` and ``b`` (a board's two
-    tables one after the other, or at once with ``concurrent_tables``)."""
+def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None, **config):
+    """Play ``boards`` boards of ``ruleset`` between entrants ``a`` and ``b`` (in blocks of
+    ``block_boards``, 100 unless given: one table, then the other)."""
     rs = RULESETS[ruleset]
     config.setdefault("decision_ms", DECISION_MS)
     cfg = MatchConfig(ruleset=rs, seed=3, **config)
     board_list = [make_board(BOARD_SEED, k, rs.seats) for k in range(boards)]
     return play_match("test-match", a, b, board_list, cfg,
-                      permutations=lambda k: suit_permutation(BOARD_SEED, k), on_board_pair=on_board_pair,
-                      concurrent_tables=concurrent_tables)
+                      permutations=lambda k: suit_permutation(BOARD_SEED, k), on_board_pair=on_board_pair)
 
 
 def seat_entrant(result: BoardPairResult, table: int, seat: int) -> str:
@@ -178,21 +176,18 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
 
 # ------------------------------------------------------------- max_faults
 @pytest.mark.guard(60)
-@pytest.mark.parametrize("concurrent", [False, True], ids=["tables-in-turn", "tables-at-once"])
 @pytest.mark.parametrize(("bot", "args", "kind"), [
     pytest.param("sleepy", ("--sleep", "1.5"), FaultKind.TIMEOUT, id="sleepy"),
     pytest.param("crasher", (), FaultKind.CRASH, id="crasher"),
     pytest.param("illegal", (), FaultKind.ILLEGAL, id="illegal"),
 ])
-def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind,
-                                                                          concurrent):
-    """A table counts the faults of earlier boards and its own; the other table's of the same
-    board count from the next board (referee/match.py), so both tables of board 1 reach
-    max_faults whether they are played in turn or at once."""
+def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_path, monkeypatch, bot, args, kind):
+    """A table counts the faults of earlier blocks and its own (referee/match.py), so both
+    tables of board 1 reach max_faults, and neither asks the bot again."""
     log = install_call_log(monkeypatch)
     bad = entrant(tmp_path, bot, "--deals", deals(1), "--every", *args)  # every decision of board 1 on
     good = entrant(tmp_path, "random")
-    results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done, concurrent_tables=concurrent)
+    results = play(tmp_path, good, bad, 4, max_faults=3, on_board_pair=log.board_done)
 
     assert [len(r.faults) for r in results] == [0, 6, 0, 0]
     assert [sum(f.table == t for f in results[1].faults) for t in (1, 2)] == [3, 3]
@@ -201,51 +196,82 @@ def test_after_max_faults_the_rest_of_the_match_is_forfeited_without_calls(tmp_p
     assert [r.forfeit_a for r in results] == [False, False, False, False]
     assert_replays(results)
 
-    calls = log.decides_by_board(bad.key)
-    assert calls[2] == calls[3] == 0, calls
-    assert calls == {r.board: sum(d.ms > 0 for d in decisions_of(r, bad.key)) for r in results}
-    assert log.decides_by_board(good.key)[3] > 0  # the other entrant is still asked
+    calls = [e for e in log.events if e[0] == "decide" and e[1] == bad.key]
+    assert len(calls) == sum(d.ms > 0 for r in results for d in decisions_of(r, bad.key)) > 0
+    assert sum(d.ms > 0 for r in results[2:] for d in decisions_of(r, good.key)) > 0  # the other is still asked
     # after a table's third fault the forfeiting seats are played by the referee, never asked
     for t in results[1].tables:
         mine = [d for d in t.decisions if seat_entrant(results[1], t.table, d.seat) == bad.key]
         third = [i for i, d in enumerate(mine) if d.fault][2]
         assert all(d.ms == 0 and d.fault is None for d in mine[third + 1:])
     assert all(d.ms == 0 and d.fault is None for r in results[2:] for d in decisions_of(r, bad.key))
-    # ...and never restarted
-    board_of_start, board = [], 0
-    for e in log.events:
-        if e[0] == "board":
-            board = e[1] + 1
-        elif e[0] in ("start", "start-failed") and e[1] == bad.key:
-            board_of_start.append(board)
-    assert max(board_of_start) <= 1
     assert_no_leftovers(tmp_path)
 
 
 @pytest.mark.guard(90)
-def test_tables_at_once_give_the_results_of_tables_in_turn(tmp_path):
-    """issue 12: a unit plays a board's two tables at once; every table's record, score, decision
-    and fault, and every forfeit, are those of the two tables played one after the other, even
-    for a bot that faults deterministically (an illegal answer at each process's 2nd decision of
-    boards 1 and 2) under max_faults 3 (a table counts the other table's faults of the same
-    board only from the next board)."""
+def test_the_other_tables_faults_count_from_the_next_block(tmp_path):
+    """The forfeit rule at block granularity (referee/match.py): a bot answers an illegal card at
+    each process's 2nd decision of boards 1 and 2, max_faults 3.  In one block of 4 boards each
+    table sees only its own faults: 2 at board 1, then its third at board 2, where it forfeits
+    (the other seat of that table is then played unasked).  In blocks of one board, the other
+    table's 2 faults of board 1 count from board 2: forfeited there at both tables, never asked."""
     bad = entrant(tmp_path, "illegal", "--deals", deals(1, 2), "--nth", "2")
     good = entrant(tmp_path, "greedy")
 
-    def summary(results):
-        return [(r.board, r.forfeit_a, r.forfeit_b, [(t.table, t.record.actions, t.outcome.score,
-                 [(d.seat, d.action, d.fault) for d in t.decisions], [(f.kind, f.seat) for f in t.faults])
-                 for t in r.tables]) for r in results]
+    one_block = play(tmp_path / "a", bad, good, 4, max_faults=3)
+    assert [len(r.faults) for r in one_block] == [0, 4, 2, 0]
+    assert [sum(f.table == t for f in one_block[2].faults) for t in (1, 2)] == [1, 1]
+    assert [r.forfeit_a for r in one_block] == [False, True, True, True]
+    assert not any(r.forfeit_b for r in one_block)
 
-    in_turn = play(tmp_path / "a", bad, good, 4, max_faults=3)
-    at_once = play(tmp_path / "b", bad, good, 4, max_faults=3, concurrent_tables=True)
-    assert summary(at_once) == summary(in_turn)
-    # board 1: each of its two seats at each table answers one illegal card; the four faults
-    # reach max_faults, so from board 2 on its seats are played without being asked
-    assert [len(r.faults) for r in in_turn] == [0, 4, 0, 0]
-    assert sorted((f.table, f.seat % 2) for f in in_turn[1].faults) == [(1, 0), (1, 0), (2, 1), (2, 1)]
-    assert [r.forfeit_a for r in in_turn] == [False, True, True, True]
-    assert_replays(at_once)
+    blocks_of_one = play(tmp_path / "b", bad, good, 4, max_faults=3, block_boards=1)
+    assert [len(r.faults) for r in blocks_of_one] == [0, 4, 0, 0]
+    assert sorted((f.table, f.seat % 2) for f in blocks_of_one[1].faults) == [(1, 0), (1, 0), (2, 1), (2, 1)]
+    assert [r.forfeit_a for r in blocks_of_one] == [False, True, True, True]
+    assert all(d.ms == 0 for r in blocks_of_one[2:] for d in decisions_of(r, bad.key))
+    # boards 0 and 1 are the same whatever the block size (nothing forfeited before board 2)
+    def summary(r):
+        return [(t.record.actions, t.outcome.score, [(f.kind, f.seat) for f in t.faults]) for t in r.tables]
+    assert [summary(r) for r in one_block[:2]] == [summary(r) for r in blocks_of_one[:2]]
+    assert_replays(one_block + blocks_of_one)
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(90)
+def test_one_tables_processes_are_alive_at_a_time(tmp_path, monkeypatch):
+    """issue 19 item 1: a block is played at one table, then at the other; every process of a
+    table has ended before a process of the other table starts, and the table played last
+    in a block is played first in the next, its processes kept (blocks of 2 boards, 5 boards:
+    3 blocks, 4 sets of 4 processes)."""
+    log = install_call_log(monkeypatch)
+    real_close = BotClient.close
+
+    def close(self, *args, **kw):
+        pid = self.process.pid if self.process is not None else None
+        real_close(self, *args, **kw)
+        if pid is not None:
+            log.events.append(("closed", pid))
+
+    monkeypatch.setattr(BotClient, "close", close)
+    a, b = entrant(tmp_path, "random", name="randomA"), entrant(tmp_path, "random", name="randomB")
+    results = play(tmp_path, a, b, 5, block_boards=2)
+    assert [r.board for r in results] == [0, 1, 2, 3, 4] and not any(r.faults for r in results)
+
+    alive: dict[int, int] = {}  # pid -> table, from its start to its close
+    for e in log.events:
+        if e[0] == "start":
+            assert set(alive.values()) <= {e[2]}, f"a table-{e[2]} process started while {alive} lived"
+            alive[e[4]] = e[2]
+        elif e[0] == "closed":
+            alive.pop(e[1], None)
+    starts = log.starts()
+    assert len(starts) == 16
+    # the tables of the four sets in start order: 1, 2 (block 0), 1 (block 1: 2 kept, then 1),
+    # 2 (block 2: 1 kept, then 2)
+    order = [e[2] for e in starts]
+    assert [order[i] for i in range(0, 16, 4)] == [1, 2, 1, 2]
+    assert all(len(set(order[i:i + 4])) == 1 for i in range(0, 16, 4))
+    assert_replays(results)
     assert_no_leftovers(tmp_path)
 
 
@@ -276,14 +302,14 @@ def test_a_bot_that_listens_but_never_speaks_grpc_is_a_start_fault(tmp_path, mon
     log = install_call_log(monkeypatch)
     bad = entrant(tmp_path, "startfail", "--how", "silent")
     good = entrant(tmp_path, "random")
-    results = play(tmp_path, good, bad, 1, max_faults=2, startup_s=1.0, concurrent_tables=True)
+    results = play(tmp_path, good, bad, 1, max_faults=2, startup_s=1.0)
 
     faults = results[0].faults
-    assert [f.kind for f in faults] == [FaultKind.START] * 4  # two at each table, played at once
+    assert [f.kind for f in faults] == [FaultKind.START] * 4  # two at each table
     assert sorted(f.table for f in faults) == [1, 1, 2, 2]
     assert all("accepted no gRPC connection" in f.detail for f in faults)
     assert results[0].forfeit_b and not results[0].forfeit_a
-    # its four seats are all started before the first board; table 1 asks the seat it asks
+    # a table's seats are all started before its first board; table 1 asks the seat it asks
     # first twice (a new start for its second decision), then forfeits before asking the other
     tried = [(e[2], e[3]) for e in log.failed_starts(bad.key)]
     assert sorted(set(tried)) == [(1, 1), (1, 3), (2, 0), (2, 2)] and len(tried) == 5, tried
@@ -304,7 +330,8 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.guard(60)
 def test_a_bot_killed_between_two_decisions_is_a_crash_fault(tmp_path):
-    """Every bot death is a fault (issue 14 item 2): the bot process of seat 0 at table 1 is
+    """Every bot death is a fault (issue 14 item 2): the bot process of seat 1 at table 2 (the
+    table played last in board 0's block, first in board 1's: its processes are kept) is
     killed by SIGKILL (as the OOM killer would) after board 0, while no call is in flight.
     Its next decision is a crash fault naming the signal, its entrant forfeits board 1,
     a new process plays board 2."""
@@ -314,7 +341,8 @@ def test_a_bot_killed_between_two_decisions_is_a_crash_fault(tmp_path):
     with DuplicateMatch("death", a, b, MatchConfig(ruleset=rs, seed=3, decision_ms=DECISION_MS),
                         board_count=3) as match:
         results = [match.play_board(boards[0])]
-        client = match.seats[(1, 0)].client
+        assert match.live_table == 2 and all(match.seats[(1, s)].client is None for s in range(4))
+        client = match.seats[(2, 1)].client
         assert client is not None and client.alive()
         bot = [p for init in _children(client.process.pid) for p in _children(init)]  # bwrap -> init -> bot
         assert len(bot) == 1
@@ -323,7 +351,7 @@ def test_a_bot_killed_between_two_decisions_is_a_crash_fault(tmp_path):
         results += [match.play_board(boards[1]), match.play_board(boards[2])]
     assert not results[0].faults and not results[2].faults
     [fault] = results[1].faults
-    assert (fault.kind, fault.board, fault.table, fault.seat, fault.entrant) == (FaultKind.CRASH, 1, 1, 0, a.key)
+    assert (fault.kind, fault.board, fault.table, fault.seat, fault.entrant) == (FaultKind.CRASH, 1, 2, 1, a.key)
     assert fault.detail.startswith("the bot process was killed by signal 9 (SIGKILL) after its last answer")
     assert [r.forfeit_a for r in results] == [False, True, False] and not any(r.forfeit_b for r in results)
     assert_replays(results)
