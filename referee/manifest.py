@@ -18,6 +18,8 @@ import hashlib
 import os
 import re
 import stat
+import threading
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -301,3 +303,47 @@ def content_hash(folder: Path) -> str:
                 os.close(fd)
         h.update(b"\0")
     return h.hexdigest()
+
+
+#: A stat signature is trusted only for files last changed at least this long before it was taken
+#: (a file rewritten within a file system's timestamp granularity keeps its times).
+RACY_S = 2.0
+_verified: dict[str, tuple[tuple, str]] = {}  # folder -> (stat signature, content hash), this process
+_folder_locks: dict[str, threading.Lock] = {}
+_locks_lock = threading.Lock()
+
+
+def _signature(folder: Path) -> tuple:
+    """Every entry's ``(relative path, mode, size, mtime ns, ctime ns, inode, device)``, sorted: a
+    change to a file's bytes, its replacement, an added or removed file all change it."""
+    return tuple(sorted((rel, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+                        for rel, _, st in walk(folder)))
+
+
+def content_hash_cached(folder: Path) -> str:
+    """:func:`content_hash` of a folder that should not change (a frozen copy), read in full only
+    when its stat signature (every entry's size, times, inode) differs from the one recorded when
+    it was last hashed in this process: a bot's seats start without reading its files again.
+    A signature is recorded only when every entry is older than :data:`RACY_S` seconds (a
+    freshly written copy is hashed in full at each call); callers of one folder wait for each
+    other, so four seats starting at once hash it once.  64 hex digits.
+
+    Raises:
+        ManifestError: as :func:`content_hash`.
+    """
+    key = str(Path(folder).resolve())
+    with _locks_lock:
+        lock = _folder_locks.setdefault(key, threading.Lock())
+    with lock:
+        taken = time.time_ns()
+        signature = _signature(folder)
+        known = _verified.get(key)
+        if known is not None and known[0] == signature:
+            return known[1]
+        digest = content_hash(folder)
+        if all(entry[4] < taken - RACY_S * 1e9 for entry in signature):
+            with _locks_lock:
+                if len(_verified) >= 256:
+                    _verified.pop(next(iter(_verified)))
+                _verified[key] = (signature, digest)
+        return digest

@@ -22,7 +22,7 @@ import pytest
 
 import referee.manifest as manifest_module
 from arena.store import Store
-from referee.manifest import ManifestError, bot_files, check_size, content_hash
+from referee.manifest import ManifestError, bot_files, check_size, content_hash, content_hash_cached
 
 from .conftest import REPO, SAMPLES, cli, copy_bot, output
 
@@ -136,7 +136,7 @@ def test_2000_deep_folders_are_refused_past_max_depth(tmp_path):
         words = (f"is more than {manifest_module.MAX_DEPTH} folders deep in {bot}",
                  f"at most {manifest_module.MAX_DEPTH} levels deep; flatten it")
         submit_and_check_refuse(tmp_path, bot, *words)
-        for f in (bot_files, check_size, content_hash):
+        for f in (bot_files, check_size, content_hash, content_hash_cached):
             with pytest.raises(ManifestError, match="folders deep"):
                 f(bot)
     finally:
@@ -189,6 +189,61 @@ def test_a_1_gib_file_is_hashed_in_flat_memory(tmp_path):
     assert digest == h.hexdigest()
     print(f"1 GiB: {2**30 / 2**20 / seconds:.0f} MiB/s, peak RSS {peak / 2**20:.0f} MiB "
           f"(without the file {without / 2**20:.0f} MiB)")
+
+
+def test_a_frozen_copy_is_hashed_once_and_changes_are_still_seen(tmp_path, monkeypatch):
+    """Every seat's start hashed the whole copy (8 per match, 4 at once); now the copy is read
+    again only when its stat signature changed: rewritten bytes (even with the size and mtime
+    kept), a file replaced or added are all seen."""
+    calls = []
+    real = manifest_module.content_hash
+    monkeypatch.setattr(manifest_module, "content_hash", lambda f: calls.append(f) or real(f))
+    monkeypatch.setattr(manifest_module, "RACY_S", 0.0)  # files written by this test count as settled
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    digest = real(bot)
+    time.sleep(0.05)
+    assert [content_hash_cached(bot) for _ in range(8)] == [digest] * 8 and len(calls) == 1
+    st = (bot / "bot.py").stat()
+    data = (bot / "bot.py").read_bytes()
+    (bot / "bot.py").write_bytes(data.replace(b"import", b"imp0rt", 1))  # same size
+    os.utime(bot / "bot.py", ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime: ctime still moves
+    assert content_hash_cached(bot) != digest and len(calls) == 2
+    (bot / "bot.py").write_bytes(data)
+    (bot / "extra.txt").write_text("x")
+    assert content_hash_cached(bot) == real(bot) != digest
+
+
+def test_a_changed_copy_is_refused_at_start_after_a_cached_check(tmp_path, monkeypatch):
+    """The guarantee of issue 9 item 3 holds with the signature cache warm: a copy changed after
+    a start is refused at the next start."""
+    from referee.botproc import BotClient, BotStartError
+
+    monkeypatch.setattr(manifest_module, "RACY_S", 0.0)
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    digest = content_hash(bot)
+    time.sleep(0.05)
+    for _ in range(2):  # the second start is checked by its signature alone
+        client = BotClient(manifest_module.load_manifest(bot), content_hash=digest)
+        client.start()
+        client.close()
+    with open(bot / "bot.py", "a") as f:
+        f.write("# rewritten by a rival\n")
+    client = BotClient(manifest_module.load_manifest(bot), content_hash=digest)
+    with pytest.raises(BotStartError, match="has changed since it was submitted"):
+        client.start()
+    client.close()
+
+
+def test_a_fresh_copy_is_hashed_in_full_at_each_start(tmp_path, monkeypatch):
+    """A copy changed within RACY_S seconds is not trusted by its signature (a file system's
+    timestamp granularity): each call reads it."""
+    calls = []
+    real = manifest_module.content_hash
+    monkeypatch.setattr(manifest_module, "content_hash", lambda f: calls.append(f) or real(f))
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    content_hash_cached(bot)
+    content_hash_cached(bot)
+    assert len(calls) == 2
 
 
 def test_links_are_copied_and_hashed_as_links_never_followed(tmp_path):
