@@ -21,6 +21,7 @@ import stat
 import threading
 import time
 import tomllib
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,6 @@ from referee.rules import RULESETS
 PROTOCOL_MAJOR = "1"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: The fields of a manifest (docs/PROTOCOL.md §1); any other is refused (a misspelt
 #: ``rulesets`` would otherwise enter the bot in every ruleset).
 FIELDS = ("name", "version", "author", "command", "protocol", "rulesets")
@@ -44,6 +44,16 @@ MAX_BOT_FILES = 100_000
 
 class ManifestError(ValueError):
     """A missing or malformed bot manifest; the message says what to fix."""
+
+
+def invisible(text: str) -> str | None:
+    """The first control or format character of ``text`` (Unicode categories Cc and Cf: escape
+    sequences, bidi overrides such as U+202E, zero-width characters), named as ``U+202E
+    (RIGHT-TO-LEFT OVERRIDE)``; None when there is none."""
+    for c in text:
+        if unicodedata.category(c) in ("Cc", "Cf"):
+            return f"U+{ord(c):04X} ({unicodedata.name(c, 'a control character')})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -114,21 +124,28 @@ def load_manifest(folder: str | Path) -> Manifest:
             raise ManifestError(f"{path}: field {key!r} must be {what}, got {value!r}")
         return value
 
+    for key, value in data.items():  # every text shown or run: name, author, command, protocol ...
+        for text in value if isinstance(value, list) else [value]:
+            bad = invisible(text) if isinstance(text, str) else None
+            if bad:
+                raise ManifestError(f"{path}: {key!r} holds {bad}: control characters and format characters "
+                                    "(Unicode Cc, Cf: escape codes, bidi overrides, zero-width characters) are "
+                                    "not allowed in a manifest; remove it")
     extra = sorted(set(data) - set(FIELDS))
     if extra:
         close = difflib.get_close_matches(extra[0], FIELDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ManifestError(f"{path}: unknown field {extra[0]!r}{hint}: a manifest holds {', '.join(FIELDS)}")
     name = need("name", str, "a name of letters, digits, '-' or '_'")
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ManifestError(f"{path}: name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")
     version = need("version", str, 'a version string such as "1.0.0"')
-    if not _VERSION.match(version):
+    if not _VERSION.fullmatch(version):
         raise ManifestError(f"{path}: version {version!r} must be 1-40 letters, digits, '.', '_', '+' or '-', "
                             "starting with a letter or digit")
     author = need("author", str, "the author's name")
-    if len(author) > 100 or _CONTROL.search(author):
-        raise ManifestError(f"{path}: author must be at most 100 characters, without control characters")
+    if len(author) > 100:
+        raise ManifestError(f"{path}: author must be at most 100 characters")
     command = need("command", list, 'a list of strings such as ["python", "bot.py"]')
     if not command or not all(isinstance(x, str) and x for x in command):
         raise ManifestError(f"{path}: command must be a non-empty list of strings such as [\"python\", \"bot.py\"]")

@@ -246,6 +246,47 @@ def test_a_fresh_copy_is_hashed_in_full_at_each_start(tmp_path, monkeypatch):
     assert len(calls) == 2
 
 
+@pytest.mark.parametrize("field, value", [
+    ("author", "Mallory \u202eevil"),  # right-to-left override
+    ("author", "zero\u200bwidth"),
+    ("author", "bell\x07"),
+    ("author", "isolate\u2066x\u2069"),
+    ("protocol", "1.0\u202e"),
+    ("command", ["python", "bot.py\u202e"]),
+    ("name", "random\n"),  # a regular expression's $ took the last newline
+    ("version", "1.0.0\n"),
+])
+def test_control_and_format_characters_in_a_manifest_are_refused(tmp_path, field, value):
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    toml = bot / "bot.toml"
+    lines = [line for line in toml.read_text().splitlines() if not line.startswith(f"{field} ")]
+    toml.write_text("\n".join(lines) + f"\n{field} = {json.dumps(value)}\n")
+    for r in (cli("bots", "check", bot), cli("bots", "submit", bot, "--db", tmp_path / "a.duckdb")):
+        line = refused(r, str(toml), field)
+        assert not any(c in line for c in "\u202e\u200b\x07\u2066\u2069"), line
+    store_is_empty(tmp_path)
+
+
+def test_stored_text_with_format_characters_is_shown_escaped(tmp_path):
+    """A database written before manifests were checked: `arena bots list` and the bot's web
+    page show U+202E and its kind escaped, never raw."""
+    from fastapi.testclient import TestClient
+
+    from arena.web import create_app
+
+    db = tmp_path / "a.duckdb"
+    with Store.open(db) as s:
+        s.add_bot("old", "1.0.0", "Mallory \u202eevil\u200b\x1b[2J", "", "0" * 64, str(tmp_path))
+    text = output(cli("bots", "list", "--db", db))
+    assert "\u202e" not in text and "\u200b" not in text and "\x1b" not in text, text
+    assert r"\u202eevil\u200b\x1b[2J" in text.replace("\n", "").replace("│", "").replace(" ", ""), text
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
+        page = c.get("/bots/old")
+    assert page.status_code == 200
+    assert "\u202e" not in page.text and "\u200b" not in page.text and "\x1b" not in page.text
+    assert r"Mallory \u202eevil\u200b\x1b[2J" in page.text
+
+
 def test_links_are_copied_and_hashed_as_links_never_followed(tmp_path):
     """A symbolic link to a file or a folder outside the bot (here one holding a FIFO and a secret)
     is kept as a link: what it points to is never read, walked, hashed or copied."""
