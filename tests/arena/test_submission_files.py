@@ -287,6 +287,29 @@ def test_stored_text_with_format_characters_is_shown_escaped(tmp_path):
     assert r"Mallory \u202eevil\u200b\x1b[2J" in page.text
 
 
+def test_a_crashed_check_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A bot whose conformance check crashed left its frozen copy behind."""
+    import arena.submit
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the check fell over")
+
+    monkeypatch.setattr(arena.submit, "check_bot", crash)
+    r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "a.duckdb", "--no-isolate")
+    refused(r, "the conformance check of random@1.0.0 could not run: RuntimeError: the check fell over")
+    store_is_empty(tmp_path)
+
+
+def test_a_failed_check_leaves_no_empty_folders(tmp_path):
+    """A bot that fails its check: neither its copy nor the NAME/VERSION folders made for it are left."""
+    from tests.referee.botkit import bot_folder
+
+    bot = bot_folder(tmp_path / "src", "raiser", "--every")
+    r = cli("bots", "submit", bot, "--db", tmp_path / "a.duckdb")
+    refused(r, "failed the conformance check")
+    store_is_empty(tmp_path)
+
+
 def test_links_are_copied_and_hashed_as_links_never_followed(tmp_path):
     """A symbolic link to a file or a folder outside the bot (here one holding a FIFO and a secret)
     is kept as a link: what it points to is never read, walked, hashed or copied."""
