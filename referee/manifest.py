@@ -192,8 +192,8 @@ def _special(path: Path, mode: int) -> ManifestError:
 
 def walk(folder: Path) -> Iterator[tuple[str, int, os.stat_result]]:
     """Every entry of a bot folder that makes up its content, walked without recursion and
-    without following symbolic links: ``(relative POSIX path, its number of parts, lstat result)`` for each
-    regular file, symbolic link and folder (a folder before its contents, in no set order);
+    without following symbolic links: ``(relative POSIX path, its number of parts, lstat result)``
+    for each regular file, symbolic link and folder (a folder before its contents, in no set order);
     caches and VCS folders (:data:`SKIP`, ``*.pyc``) are left out, unopened.
 
     Raises:
@@ -293,7 +293,8 @@ def open_regular(path: Path) -> int:
 def content_hash(folder: Path) -> str:
     """SHA-256 over every file's relative path and bytes (a symbolic link: its target's name, never the
     file it points to), caches and VCS folders excluded; 64 hex digits.  Files are read
-    :data:`CHUNK` bytes at a time: memory stays flat whatever their size (about 1.5 GB/s).
+    :data:`CHUNK` bytes at a time: memory stays flat whatever their size (1.7 GB/s on this
+    project's machine, page cache warm: bench/RESULTS.md).
 
     Raises:
         ManifestError: a special file, a folder too deep (:func:`walk`), a file that cannot be read.
@@ -343,7 +344,8 @@ def content_hash_cached(folder: Path) -> str:
     it was last hashed in this process: a bot's seats start without reading its files again.
     A signature is recorded only when every entry is older than :data:`RACY_S` seconds (a
     freshly written copy is hashed in full at each call); callers of one folder wait for each
-    other, so four seats starting at once hash it once.  64 hex digits.
+    other, so of four seats starting at once one hashes it and three compare signatures (a
+    few ``lstat`` calls per file).  64 hex digits.
 
     Raises:
         ManifestError: as :func:`content_hash`.
