@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -12,7 +14,9 @@ import grpc
 
 from referee.botproc import BotClient, BotStartError
 from referee.sandbox import Limits
-from referee.manifest import SKIP, Manifest, ManifestError, content_hash, load_manifest
+from referee.manifest import (
+    CHUNK, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
+)
 from referee.records import printable
 from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, Ruleset, make_board
@@ -76,9 +80,11 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     from a match by its deals).
 
     Raises:
-        ManifestError: the manifest is missing or wrong.
+        ManifestError: the manifest is missing or wrong; the folder holds a device, FIFO or
+            socket, folders too deep, or is over the size limit (:func:`referee.manifest.check_size`).
     """
     manifest = load_manifest(folder)
+    check_size(manifest.folder)  # what submitting would refuse, before the bot runs
     report = ConformanceReport(manifest=manifest)
     limits = limits or Limits()
     client = BotClient(manifest, startup_s=10, limits=limits)
@@ -142,9 +148,15 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
     Symbolic links are copied as links (never the file they point to).  The referee checks the
     copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
 
+    The copy holds what :func:`referee.manifest.walk` lists (never a device, FIFO or socket),
+    read in chunks; a copy that fails (a full disk) is removed, with the folders above it
+    left empty.
+
     Raises:
         ValueError: the copy would not be inside ``store_root``; the folder changed while
-            it was copied (its copy's hash is not ``digest``).
+            it was copied (its copy's hash is not ``digest``); :class:`ManifestError` (a
+            ValueError): a special file or a file that cannot be read, named.
+        OSError: the copy cannot be written (a full disk).
     """
     dest = store_root / manifest.name / manifest.version / digest[:16]
     if dest.resolve().parent.parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
@@ -155,32 +167,76 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
     for old in (tmp, dest):
         _remove(old)
     try:
-        shutil.copytree(folder, tmp, symlinks=True, ignore=shutil.ignore_patterns(*SKIP, "*.pyc"))
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        _copy(folder, tmp)
         if content_hash(tmp) != digest:
             raise ValueError(f"the bot folder {folder} changed while it was copied: submit it again")
-        for path in sorted(tmp.rglob("*"), reverse=True) + [tmp]:
-            if not path.is_symlink():
-                path.chmod(0o555 if path.is_dir() else 0o444)
+        for rel, _, st in sorted(walk(tmp), key=lambda e: e[1], reverse=True):  # deepest first
+            if not stat.S_ISLNK(st.st_mode):
+                (tmp / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) else 0o444)
+        tmp.chmod(0o555)
         tmp.rename(dest)
     except BaseException:
         _remove(tmp)  # never a partial copy left behind
+        _remove_empty_parents(tmp, store_root)
         raise
     return dest, True
 
 
-def remove_copy(path: Path) -> None:
-    """Remove a frozen copy made by :func:`freeze` (a submission that failed its check)."""
+def _copy(folder: Path, dest: Path) -> None:
+    """Copy what :func:`referee.manifest.walk` lists of ``folder`` (regular files, folders, symbolic
+    links copied as links; caches left out) to the new folder ``dest``, without recursion; a file
+    is read :data:`referee.manifest.CHUNK` bytes at a time, through :func:`referee.manifest.open_regular`
+    (a file swapped for a device or FIFO after the walk is refused, never read forever).
+
+    Raises:
+        ManifestError: a special file, a folder too deep, a file that cannot be read (named).
+        OSError: ``dest`` cannot be written (a full disk).
+    """
+    dest.mkdir(mode=0o700)
+    for rel, _, st in walk(folder):  # a folder comes before its contents
+        src, dst = folder / rel, dest / rel
+        if stat.S_ISDIR(st.st_mode):
+            dst.mkdir(mode=0o700)
+        elif stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(src), dst)
+        else:
+            fd = open_regular(src)
+            try:
+                with os.fdopen(fd, "rb", closefd=False) as f, open(dst, "xb") as out:
+                    shutil.copyfileobj(f, out, CHUNK)
+            finally:
+                os.close(fd)
+            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def remove_copy(path: Path, store_root: Path | None = None) -> None:
+    """Remove a frozen copy made by :func:`freeze` (a submission that failed its check), and
+    the folders above it inside ``store_root`` left empty."""
     _remove(path)
+    if store_root is not None:
+        _remove_empty_parents(path, store_root)
 
 
 def _remove(path: Path) -> None:
-    """Remove a (read-only) frozen copy or a partial one, if there."""
+    """Remove a (read-only) frozen copy or a partial one, if there (made by :func:`freeze`:
+    at most :data:`referee.manifest.MAX_DEPTH` folders deep)."""
     if not path.exists():
         return
-    for p in [path, *path.rglob("*")]:
-        if p.is_dir() and not p.is_symlink():
-            p.chmod(0o755)
+    for here, dirs, _ in os.walk(path):  # never follows links
+        os.chmod(here, 0o755)
     shutil.rmtree(path)
+
+
+def _remove_empty_parents(path: Path, store_root: Path) -> None:
+    """Remove the folders ``NAME/VERSION`` above a removed copy that are left empty."""
+    for parent in path.parents:
+        if parent == store_root or not parent.is_relative_to(store_root):
+            return
+        try:
+            parent.rmdir()
+        except OSError:  # not empty: other copies
+            return
 
 
 __all__ = ["ConformanceReport", "ManifestError", "check_bot", "content_hash", "freeze"]

@@ -30,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from referee.manifest import ManifestError
+from referee.records import printable
 from referee.sandbox import report as sandbox_report
 from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_record
 
@@ -494,7 +495,8 @@ def bots_list(
             if col not in skip:
                 t.add_column(col, overflow="fold" if col == "frozen copy" else "ellipsis")
         for b in rows:
-            cells = (b.name, b.version, escape(b.author or ""), b.content_hash[:12], str(b.submitted_at)[:19],
+            cells = (b.name, b.version, escape(printable(b.author or "", 200)), b.content_hash[:12],
+                     str(b.submitted_at)[:19],
                      escape(b.path))
             t.add_row(*(c for col, c in zip(heads, cells) if col not in skip))
         return t

@@ -85,7 +85,7 @@ def is_sample_bot(manifest: Manifest) -> bool:
     """True when the bot's folder holds exactly one of the sample bots (by content hash)."""
     try:
         return content_hash(manifest.folder) in _sample_hashes()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: ManifestError (a special file, folders too deep)
         return False
 
 

@@ -39,9 +39,15 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     and content were already registered.
 
     Raises:
-        ManifestError: a bad manifest.
-        SubmitError: the same name and version with other content, a failed
-            conformance check, an unknown tournament, or ``store_root`` inside the bot's folder.
+        ManifestError: a bad manifest; a folder holding a device, FIFO or socket, folders
+            more than :data:`referee.manifest.MAX_DEPTH` deep, or over the size limit
+            (:func:`referee.manifest.check_size`); the message names the file.
+        SubmitError: the same name and version with other content, a failed (or crashed)
+            conformance check, an unknown tournament, ``store_root`` inside the bot's folder,
+            or a frozen copy that cannot be written.
+
+    A refused submission leaves nothing in the store: no ``bots`` row, no frozen copy
+    (nor the ``NAME/VERSION`` folders made for it).
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
@@ -69,22 +75,31 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         ruleset = t.resolved_ruleset() if t is not None else None
         try:
             dest, made = freeze(manifest.folder, store_root, manifest, digest)
-        except ValueError as e:
+        except ValueError as e:  # ManifestError too: a special file, a file that cannot be read
             raise SubmitError(str(e)) from None
-        if console is not None:
-            console.print(f"checking {manifest.key} ...")
-        store.release()  # the check takes seconds: let reports read the database meanwhile
-        report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play
-        if not report.ok:
+        except OSError as e:  # the store's disk: full, read-only
+            raise SubmitError(f"cannot make the frozen copy of {manifest.key} in {store_root}: {e.strerror}") from None
+        try:
+            if console is not None:
+                console.print(f"checking {manifest.key} ...")
+            store.release()  # the check takes seconds: let reports read the database meanwhile
+            try:
+                report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play
+            except Exception as e:  # a crash of the check is a refusal too, never a copy left behind
+                raise SubmitError(f"the conformance check of {manifest.key} could not run: "
+                                  f"{type(e).__name__}: {e}") from e
+            if not report.ok:
+                reasons = "; ".join(report.problems + report.faults[:3])
+                raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
+                                  f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
+            stored = dest.resolve()
+            if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
+                stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
+            store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
+        except BaseException:
             if made:
-                remove_copy(dest)
-            reasons = "; ".join(report.problems + report.faults[:3])
-            raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
-                              f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
-        stored = dest.resolve()
-        if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
-            stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
-        store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
+                remove_copy(dest, store_root)
+            raise
     if tournament is not None:
         store.add_entrants(tournament, [(manifest.name, manifest.version)])
     return store.get_bot(manifest.name, manifest.version), fresh

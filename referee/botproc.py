@@ -39,7 +39,7 @@ from belote_arena_sdk.proto import bot_pb2 as pb
 from belote_arena_sdk.proto import bot_pb2_grpc as pb_grpc
 
 from . import sandbox
-from .manifest import Manifest, content_hash
+from .manifest import Manifest, content_hash_cached
 from .records import printable
 from .sandbox import Limits
 
@@ -112,7 +112,9 @@ class BotClient:
         startup_s: seconds to wait for the bot to listen and answer.
         limits: the sandbox and resource limits of the process (:mod:`referee.sandbox`).
         content_hash: the frozen copy's SHA-256 (:func:`referee.manifest.content_hash`); when
-            given, the folder is hashed again before every start and a changed copy is refused.
+            given, the folder is checked again before every start (hashed again when its files'
+            stat signature changed: :func:`referee.manifest.content_hash_cached`) and a changed
+            copy is refused.
     """
 
     stream_decisions: bool = True
@@ -184,9 +186,9 @@ class BotClient:
         else:
             assert self.manifest is not None
             if self.content_hash is not None:
-                try:
-                    digest = content_hash(self.manifest.folder)
-                except OSError as e:
+                try:  # in full only when the copy's stat signature changed (four seats start at once)
+                    digest = content_hash_cached(self.manifest.folder)
+                except (OSError, ValueError) as e:  # ValueError: ManifestError (a special file appeared)
                     digest = f"unreadable ({e})"
                 if digest != self.content_hash:
                     raise BotStartError(

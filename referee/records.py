@@ -9,6 +9,7 @@ Times are in milliseconds.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from referee.rules import DealOutcome, DealRecord
@@ -46,9 +47,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def printable(text: str, limit: int = 2000) -> str:
     """``text`` as it may reach a terminal, a log or the database: control characters (escape
-    sequences included; newline and tab kept) shown as ``\\xNN``, at most ``limit`` characters.
-    For any text a bot supplies (its error details, its output)."""
+    sequences included; newline and tab kept) shown as ``\\xNN``, format characters (Unicode
+    Cf: bidi overrides such as U+202E, zero-width characters) as ``\\uNNNN``, at most ``limit``
+    characters.  For any text a bot supplies (its error details, its output, its manifest's author)."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    if not text.isascii():
+        text = "".join(ascii(c)[1:-1] if unicodedata.category(c) == "Cf" else c for c in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -31,6 +31,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from referee.records import printable
+
 from ..store import Store, StoreError
 from . import views
 
@@ -115,7 +117,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
-                                 entrant=_entrant)
+                                 entrant=_entrant, printable=printable)  # printable: manifest text, escaped
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     @app.middleware("http")
