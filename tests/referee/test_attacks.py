@@ -463,10 +463,12 @@ def test_memory_across_children_is_bounded(tmp_path):
                    limits=Limits(writable=(str(out),), memory_mib=limit_mib, nproc=nproc))
     reports = read_reports(out)
     print_results(reports)
+    # both processes of the bot (two players) report; when the memory cgroup's OOM killer picks a
+    # bot's main process, its restart reports again (issue 20 item 1): every report must hold
     one = [r["result"] for r in attempts(reports, "res:memory-one-process")]
-    assert one == ["blocked: MemoryError: "] * 2, one  # both processes of the bot (two players)
+    assert len(one) >= 2 and set(one) == {"blocked: MemoryError: "}, one
     across = [r["result"] for r in attempts(reports, "res:memory-across-children")]
-    assert len(across) == 2, across
+    assert len(across) >= 2, across
     for text in across:
         held = [int(x) for x in text.split("[", 1)[1].split("]", 1)[0].split(",")]
         assert len(held) == 6 and all(h in (0, mib) for h in held), held  # each within its own limit

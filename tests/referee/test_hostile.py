@@ -15,7 +15,7 @@ from referee.botproc import MAX_MESSAGE_BYTES, Limits
 from referee.records import FaultKind
 
 from .botkit import deals, entrant, install_call_log
-from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
+from .test_match import assert_no_leftovers, assert_replays, decisions_of, play, seat_entrant
 
 
 def faults_of(results) -> list:
@@ -120,12 +120,16 @@ def test_a_bot_over_its_cpu_limit_is_killed_and_forfeits(tmp_path, monkeypatch):
     print("cpuburn faults:", [(f.board, f.kind, f.detail[:60]) for f in faults])
     assert all(f.kind in (FaultKind.CRASH, FaultKind.TIMEOUT) and f.entrant == bad.key for f in faults), faults
     assert FaultKind.CRASH in {f.kind for f in faults}
-    # the third fault ends the match for it: a table counts earlier boards' faults and its own
-    last = max(f.board for f in faults)
-    before = sum(f.board < last for f in faults)
-    assert before < 3 <= len(faults), faults
-    assert all(sum(f.board == last and f.table == t for f in faults) <= 3 - before for t in (1, 2)), faults
-    assert [r.forfeit_b for r in results][last:] == [True] * (BOARDS - last)
+    # a table's third fault ends the match for it there: a table counts earlier blocks' faults and
+    # its own (one block here), so each table stops at three, and from its third on, the bot's
+    # seats there are played unasked and it forfeits every later board
+    for t in (1, 2):
+        mine = [f for f in faults if f.table == t]
+        assert len(mine) == 3, faults
+        third = mine[2].board
+        assert all(d.ms == 0 for r in results[third + 1:] for d in r.tables[t - 1].decisions
+                   if seat_entrant(r, t, d.seat) == bad.key)
+        assert all(r.forfeit_b for r in results[third:])
     assert not any(r.forfeit_a for r in results)
     assert_replays(results)
     assert_no_leftovers(tmp_path)
