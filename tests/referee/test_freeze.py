@@ -1,0 +1,190 @@
+"""A bot runs only while it decides (issue 19 item 2): between its decisions every process of
+a bot is stopped (referee.sandbox.Freezer: the freezer cgroup, or SIGSTOP through the
+sandbox's own /proc without cgroups), judged by the effect on test bots that work between
+their decisions (tests/bots/ponder), each against a control with freezing off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+
+import grpc
+import pytest
+
+from belote_arena_sdk.proto import bot_pb2 as pb
+from referee import sandbox
+from referee.botproc import BotClient
+from referee.manifest import load_manifest
+from referee.sandbox import Limits
+
+from .botkit import bot_folder
+from .test_match import assert_no_leftovers
+
+GAP_S = 0.3  # the time between two decisions of the bot: the window in which it must not run
+REQUEST = pb.DecideRequest(legal_actions=[pb.Action(bid=pb.Bid(kind=pb.BID_KIND_PASS))], deadline_ms=60_000)
+
+
+def _no_cgroups(monkeypatch) -> None:
+    """Make the referee act as on a machine without cgroups (an unprivileged arena): freezing
+    by signals; the whole-bot limits are then weak (the caller sets ``weak_limits``)."""
+    monkeypatch.setattr(sandbox, "cgroup_folders", lambda: {})
+
+
+@pytest.fixture(params=["cgroup", "signals"])
+def how(request, monkeypatch) -> str:
+    if request.param == "signals":
+        _no_cgroups(monkeypatch)
+    return request.param
+
+
+def _client(tmp_path, *args, name="ponder", **limits) -> BotClient:
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    out.chmod(0o1777)
+    folder = bot_folder(tmp_path, "ponder", "--out", out, *args, name=name)
+    return BotClient(load_manifest(folder), limits=Limits(writable=(str(out),), **limits))
+
+
+def _start(client: BotClient) -> None:
+    client.start()
+    client.start_match(pb.StartMatchRequest(match_id="m", ruleset="classic", seat=0))
+
+
+_loops: dict[int, asyncio.AbstractEventLoop] = {}
+
+
+def _decide(client: BotClient, timeout_s: float = 30.0) -> pb.DecideResponse:
+    """One decision, on the client's own event loop (a grpc.aio channel serves one loop)."""
+    loop = _loops.setdefault(id(client), asyncio.new_event_loop())
+    return loop.run_until_complete(client.decide_async(REQUEST, timeout_s))
+
+
+def _reports(tmp_path) -> list[dict]:
+    return [json.loads(line) for path in sorted((tmp_path / "out").glob("ponder-*.jsonl"))
+            for line in path.read_text().splitlines()]
+
+
+def _sandbox_cpu_ticks(client: BotClient) -> int:
+    """CPU time (clock ticks) used so far by every process of the bot's sandbox, read on the host."""
+    ns = os.stat(f"/proc/{client._sandbox.child}/ns/pid").st_ino
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino != ns:
+                continue
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def _progress_between_decisions(tmp_path, client: BotClient, decisions: int = 4) -> tuple[list[float], int]:
+    """The counter's progress between consecutive decisions, in seconds of the bot's background
+    thread counting at the rate it counts while the bot decides (naps); and the CPU time (clock
+    ticks) the bot's processes used between its decisions, seen from the host."""
+    ticks = 0
+    for _ in range(decisions):
+        _decide(client)
+        before = _sandbox_cpu_ticks(client)
+        time.sleep(GAP_S)  # the window measured: the bot's clock keeps running
+        ticks += _sandbox_cpu_ticks(client) - before
+    rows = _reports(tmp_path)
+    assert len(rows) == decisions
+    rate = max((r["at_end"] - r["at_start"]) / (r["t_end"] - r["t_start"]) for r in rows)
+    assert rate > 0  # it counts while it decides
+    assert all(b["t_start"] - a["t_end"] >= GAP_S for a, b in zip(rows, rows[1:]))  # its clock kept running
+    return [(b["at_start"] - a["at_end"]) / rate for a, b in zip(rows, rows[1:])], ticks
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "control"])
+def test_a_bot_does_not_run_between_its_decisions(tmp_path, how, freeze):
+    client = _client(tmp_path, "--threads", "1", "--nap", "0.05", freeze=freeze, weak_limits=how == "signals")
+    try:
+        _start(client)
+        assert client.freezes() == ((how if how == "cgroup" else "signals") if freeze else None)
+        running_s, ticks = _progress_between_decisions(tmp_path, client)
+    finally:
+        client.close()
+    if freeze:  # the moments between its answer and the freeze, and the thaw and its request
+        assert max(running_s) < 0.1 * GAP_S and ticks == 0, (running_s, ticks)
+    else:
+        assert min(running_s) > 0.3 * GAP_S and ticks > 0, (running_s, ticks)
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(90)
+def test_a_waiting_partner_takes_no_cpu_from_the_deciding_bot(tmp_path):
+    """Partners A and B: A's three child processes spin between its decisions; B decides (busy
+    0.25 s each).  Without a CPU quota (cpus=0), unfrozen they take CPU during B's decisions
+    (the control: with B, four runnable processes on two cores), frozen not one clock tick.
+    (B's own share of a core is in the message; on a loaded machine it is noise.)"""
+    got = {}
+    for freeze in (False, True):
+        run = tmp_path / str(freeze)
+        run.mkdir()
+        a = _client(run, "--procs", "3", name="stealer", freeze=freeze, cpus=0)
+        b = _client(run, "--busy", "0.25", name="decider", freeze=freeze, cpus=0)
+        try:
+            _start(a)
+            _start(b)
+            before = _sandbox_cpu_ticks(a)
+            for _ in range(3):
+                _decide(b)
+            stolen = _sandbox_cpu_ticks(a) - before
+            shares = [r["share"] for r in _reports(run)]
+        finally:
+            a.close()
+            b.close()
+        got[freeze] = stolen, sorted(shares)[1]
+        assert_no_leftovers(run)
+    assert got[True][0] == 0, got  # frozen: not one clock tick while B decided
+    assert got[False][0] >= 10, got  # the control: three spinners on two cores for 0.75 s
+
+
+@pytest.mark.guard(60)
+def test_a_frozen_bot_dies_when_closed(tmp_path, how):
+    client = _client(tmp_path, "--threads", "1", weak_limits=how == "signals")
+    _start(client)
+    assert client._freezer.frozen
+    process = client.process
+    t0 = time.monotonic()
+    client.close()
+    assert time.monotonic() - t0 < 3.0
+    assert process.poll() is not None and client.process is None
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "control"])
+def test_a_close_during_a_decision_never_hangs(tmp_path, how, freeze):
+    """close() from another thread while the bot decides (it spins 30 s): the decision fails at
+    once, the bot dies, and the decision's end does not freeze it again."""
+    client = _client(tmp_path, "--threads", "1", "--busy", "30", freeze=freeze, weak_limits=how == "signals")
+    _start(client)
+    errors = []
+
+    def decide():
+        try:
+            _decide(client)
+        except grpc.RpcError as e:
+            errors.append(e.code())
+
+    thread = threading.Thread(target=decide)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not list((tmp_path / "out").glob("*.jsonl")) and _sandbox_cpu_ticks(client) < 20:
+        assert time.monotonic() < deadline, "the decision did not start"
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    client.close()
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - t0 < 5.0
+    assert errors, "the decision should have failed"
+    assert_no_leftovers(tmp_path)
