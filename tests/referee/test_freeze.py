@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
+import statistics
 import time
 
 import grpc
@@ -24,7 +24,7 @@ from referee.sandbox import Limits
 from .botkit import bot_folder
 from .test_match import assert_no_leftovers
 
-GAP_S = 0.3  # the time between two decisions of the bot: the window in which it must not run
+GAP_S = 0.5  # the time between two decisions of the bot: the window in which it must not run
 REQUEST = pb.DecideRequest(legal_actions=[pb.Action(bid=pb.Bid(kind=pb.BID_KIND_PASS))], deadline_ms=60_000)
 
 
@@ -37,6 +37,7 @@ def _no_cgroups(monkeypatch) -> None:
 @pytest.fixture(params=["cgroup", "signals"])
 def how(request, monkeypatch) -> str:
     if request.param == "signals":
+        assert sandbox.support().works  # probed (and cached) with the machine's real cgroups
         _no_cgroups(monkeypatch)
     return request.param
 
@@ -96,7 +97,7 @@ def _progress_between_decisions(tmp_path, client: BotClient, decisions: int = 4)
         ticks += _sandbox_cpu_ticks(client) - before
     rows = _reports(tmp_path)
     assert len(rows) == decisions
-    rate = max((r["at_end"] - r["at_start"]) / (r["t_end"] - r["t_start"]) for r in rows)
+    rate = statistics.median((r["at_end"] - r["at_start"]) / (r["t_end"] - r["t_start"]) for r in rows)
     assert rate > 0  # it counts while it decides
     assert all(b["t_start"] - a["t_end"] >= GAP_S for a, b in zip(rows, rows[1:]))  # its clock kept running
     return [(b["at_start"] - a["at_end"]) / rate for a, b in zip(rows, rows[1:])], ticks
@@ -112,10 +113,11 @@ def test_a_bot_does_not_run_between_its_decisions(tmp_path, how, freeze):
         running_s, ticks = _progress_between_decisions(tmp_path, client)
     finally:
         client.close()
+    # (its counter is compared with its rate while it decides, under the same load of the machine)
     if freeze:  # the moments between its answer and the freeze, and the thaw and its request
-        assert max(running_s) < 0.1 * GAP_S and ticks == 0, (running_s, ticks)
+        assert statistics.median(running_s) < 0.1 * GAP_S and ticks == 0, (running_s, ticks)
     else:
-        assert min(running_s) > 0.3 * GAP_S and ticks > 0, (running_s, ticks)
+        assert statistics.median(running_s) > 0.4 * GAP_S and ticks > 0, (running_s, ticks)
     assert_no_leftovers(tmp_path)
 
 
@@ -163,28 +165,31 @@ def test_a_frozen_bot_dies_when_closed(tmp_path, how):
 
 @pytest.mark.guard(60)
 @pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "control"])
-def test_a_close_during_a_decision_never_hangs(tmp_path, how, freeze):
-    """close() from another thread while the bot decides (it spins 30 s): the decision fails at
-    once, the bot dies, and the decision's end does not freeze it again."""
+@pytest.mark.parametrize("end", ["timeout", "cancel"])
+def test_a_close_after_an_unfinished_decision_never_hangs(tmp_path, how, freeze, end):
+    """A decision that does not finish (the bot spins 30 s): ended by its deadline (then the
+    match closes the bot) or cancelled on the event loop (a Ctrl-C, then the match closes
+    every bot); close() then returns at once and the bot dies, frozen or not."""
     client = _client(tmp_path, "--threads", "1", "--busy", "30", freeze=freeze, weak_limits=how == "signals")
     _start(client)
-    errors = []
-
-    def decide():
-        try:
-            _decide(client)
-        except grpc.RpcError as e:
-            errors.append(e.code())
-
-    thread = threading.Thread(target=decide)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not list((tmp_path / "out").glob("*.jsonl")) and _sandbox_cpu_ticks(client) < 20:
-        assert time.monotonic() < deadline, "the decision did not start"
-        time.sleep(0.01)
-    t0 = time.monotonic()
+    loop = asyncio.new_event_loop()
+    if end == "timeout":
+        with pytest.raises(grpc.RpcError) as failed:
+            loop.run_until_complete(client.decide_async(REQUEST, 0.5))
+        assert failed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    else:
+        task = loop.create_task(client.decide_async(REQUEST, 30))
+        before = _sandbox_cpu_ticks(client)
+        deadline = time.monotonic() + 20
+        while _sandbox_cpu_ticks(client) < before + 5:  # it decides: it spins
+            loop.run_until_complete(asyncio.sleep(0.01))
+            assert time.monotonic() < deadline, "the decision did not start"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            loop.run_until_complete(task)
+    loop.run_until_complete(client.aclose_aio())
+    process, t0 = client.process, time.monotonic()
     client.close()
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - t0 < 5.0
-    assert errors, "the decision should have failed"
+    assert time.monotonic() - t0 < 3.0 and process.poll() is not None
+    loop.close()
     assert_no_leftovers(tmp_path)
