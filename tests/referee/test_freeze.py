@@ -11,6 +11,7 @@ import json
 import os
 import statistics
 import time
+from pathlib import Path
 
 import grpc
 import pytest
@@ -85,6 +86,17 @@ def _sandbox_cpu_ticks(client: BotClient) -> int:
     return total
 
 
+def _wait_stopped(client: BotClient) -> None:
+    """Wait until the kernel has stopped every task of a bot frozen by its cgroup (the referee
+    does not wait: the bot runs none of its code after the write, its sleeping threads are
+    stopped by the kernel within ~1 ms; stopping by signals returns once all are stopped)."""
+    if client.freezes() == "cgroup":
+        cgroup, deadline = client._sandbox.cgroup, time.monotonic() + 10
+        while cgroup.frozen_mark not in Path(cgroup.frozen_file).read_bytes():
+            assert time.monotonic() < deadline, "the bot was not frozen"
+            time.sleep(0.001)
+
+
 def _progress_between_decisions(tmp_path, client: BotClient, decisions: int = 4) -> tuple[list[float], int]:
     """The counter's progress between consecutive decisions, in seconds of the bot's background
     thread counting at the rate it counts while the bot decides (naps); and the CPU time (clock
@@ -92,6 +104,7 @@ def _progress_between_decisions(tmp_path, client: BotClient, decisions: int = 4)
     ticks = 0
     for _ in range(decisions):
         _decide(client)
+        _wait_stopped(client)
         before = _sandbox_cpu_ticks(client)
         time.sleep(GAP_S)  # the window measured: the bot's clock keeps running
         ticks += _sandbox_cpu_ticks(client) - before
@@ -136,6 +149,8 @@ def test_a_waiting_partner_takes_no_cpu_from_the_deciding_bot(tmp_path):
         try:
             _start(a)
             _start(b)
+            if freeze:
+                _wait_stopped(a)
             before = _sandbox_cpu_ticks(a)
             for _ in range(3):
                 _decide(b)
