@@ -165,6 +165,48 @@ def test_a_waiting_partner_takes_no_cpu_from_the_deciding_bot(tmp_path):
     assert got[False][0] >= 10, got  # the control: three spinners on two cores for 0.75 s
 
 
+def _states(client: BotClient) -> list[str]:
+    """The state letter of every task of the bot's sandbox, read on the host."""
+    ns, states = os.stat(f"/proc/{client._sandbox.child}/ns/pid").st_ino, []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino == ns:
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                        states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            continue
+    return states
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "control"])
+def test_a_bot_forking_while_it_is_stopped_is_stopped_whole(tmp_path, how, freeze):
+    """Two threads fork children one after another (each spins 20 ms): once frozen, every task
+    of its sandbox is stopped and not one clock tick is used in 0.5 s (control: unfrozen, it
+    runs)."""
+    client = _client(tmp_path, "--forks", "2", freeze=freeze, weak_limits=how == "signals")
+    try:
+        _start(client)
+        deadline = time.monotonic() + 10
+        while len(_states(client)) < 4:  # init, the bot's threads and a child or two
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        if freeze:
+            _wait_stopped(client)
+        before = _sandbox_cpu_ticks(client)
+        time.sleep(GAP_S)
+        ticks, states = _sandbox_cpu_ticks(client) - before, _states(client)
+    finally:
+        client.close()
+    if freeze:
+        stopped = {"T", "t", "Z"} if how == "signals" else {"D", "Z"}  # the freezer's frozen tasks show D
+        assert ticks == 0 and set(states) <= stopped, (ticks, states)
+    else:
+        assert ticks > 0, (ticks, states)
+    assert_no_leftovers(tmp_path)
+
+
 @pytest.mark.guard(60)
 def test_a_frozen_bot_dies_when_closed(tmp_path, how):
     client = _client(tmp_path, "--threads", "1", weak_limits=how == "signals")
