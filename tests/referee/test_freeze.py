@@ -250,3 +250,26 @@ def test_a_close_after_an_unfinished_decision_never_hangs(tmp_path, how, freeze,
     assert time.monotonic() - t0 < 3.0 and process.poll() is not None
     loop.close()
     assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_grpc_works_after_a_long_freeze(tmp_path):
+    """The referee talks to a frozen bot's server only right after thawing it: after 10 s
+    frozen (timers of gRPC's HTTP/2 transport run on the referee's side meanwhile), a decision
+    over the open DecideStream, one over unary Decide, and EndMatch over the other channel
+    all work, and the bot's clock saw the whole freeze."""
+    client = _client(tmp_path, "--nap", "0")
+    try:
+        _start(client)
+        _decide(client)  # opens the stream
+        _wait_stopped(client)
+        time.sleep(10)
+        assert _decide(client).action.bid.kind == pb.BID_KIND_PASS  # the same stream
+        client.stream_decisions = False
+        assert _decide(client).action.bid.kind == pb.BID_KIND_PASS  # unary, on the same channel
+        client.end_match(pb.EndMatchRequest(match_id="m"))
+        rows = _reports(tmp_path)
+        assert len(rows) == 3 and rows[1]["t_start"] - rows[0]["t_end"] >= 10
+    finally:
+        client.close()
+    assert_no_leftovers(tmp_path)
