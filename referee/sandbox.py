@@ -29,12 +29,16 @@ What a bot process gets (:func:`bwrap_command`):
   all read-only; its own frozen code read-only at ``/arena/bot`` (the working
   directory); a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
-  it; a minimal ``/dev``; no ``/sys``;
+  it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
+  covered by static files of its own (:func:`proc_masks`);
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
   file size, open files, no core files; and, where the machine lets the arena
   make cgroups (:func:`cgroup_folders`), memory, processes and a CPU quota for
-  the bot as a whole (:class:`Cgroup`).
+  the bot as a whole (:class:`Cgroup`); where they cannot, a start is refused
+  unless ``Limits.weak_limits`` (:func:`unenforced`);
+* **no CPU between its decisions**: :class:`Freezer` stops every process of it
+  (the freezer cgroup, else ``SIGSTOP`` through its ``/proc``).
 
 bwrap is started by :func:`launcher` (it dies with the referee, then enters the
 cgroups) with its options in a memory file (:func:`options_fd`); a guardian per
