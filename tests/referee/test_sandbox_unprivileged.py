@@ -99,7 +99,7 @@ def test_whole_bot_limits_without_cgroups_need_weak_limits():
     """Issue 19 item 7: an unprivileged arena (no cgroups here) cannot hold the memory of the
     whole bot: a bot is refused, the message naming --weak-limits; with it, the report says
     what is not enforced, and each of three children of 400 MiB is stopped at the address
-    space per process (300 MiB) that is."""
+    space per process (300 MiB) that is.  And a bot is frozen there by signals."""
     work = Path(tempfile.mkdtemp(prefix="belote-unpriv-"))
     try:
         work.chmod(0o755)
@@ -124,5 +124,9 @@ def test_whole_bot_limits_without_cgroups_need_weak_limits():
         assert "memory ≤ 300 MiB for the whole bot" in out["refused"]
         assert "NOT enforced (--weak-limits): memory ≤ 300 MiB for the whole bot" in out["report"], out["report"]
         assert out["children"] == [7, 7, 7], out  # MemoryError in each: RLIMIT_AS of 300 MiB
+        # freezing without cgroups, by signals through the sandbox's /proc: a spinning bot
+        # uses not one clock tick frozen, and spins again thawed
+        f = out["freeze"]
+        assert (f.get("how"), f.get("ok"), f.get("frozen_ticks")) == ("signals", True, 0) and f["thawed_ticks"] > 0, f
     finally:
         shutil.rmtree(work, ignore_errors=True)
