@@ -168,6 +168,8 @@ OptionOption = Annotated[list[str] | None, typer.Option(
     "default on), contree (classic, strict; default off)", show_default=False)]
 NoIsolateOption = Annotated[bool, typer.Option(
     "--no-isolate", help="run bots without the sandbox (bubblewrap, SECURITY.md), as this user: trusted bots only")]
+WeakLimitsOption = Annotated[bool, typer.Option(
+    "--weak-limits", help="play even where the whole-bot memory and CPU limits cannot be enforced (no cgroups)")]
 
 
 #: A new tournament's play settings when no flag gives them (arena.store.PLAY_SETTINGS).
@@ -209,17 +211,21 @@ def _play_settings(store, name: str, exists: bool, given: dict, new_name: str) -
     return stored, stored
 
 
-def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None):
-    """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots."""
-    from referee.sandbox import Limits
+def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None, weak_limits: bool = False):
+    """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots,
+    or where it cannot enforce the whole-bot limits and ``--weak-limits`` is not given."""
+    from referee.sandbox import Limits, unenforced
 
     from .entrants import SandboxRefused, sandbox_limits
 
-    limits = Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate)
+    limits = Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate, weak_limits=weak_limits)
     try:
-        return sandbox_limits(limits, manifests or [], lambda m: err.print(f"[yellow]warning:[/] {m}", highlight=False))
+        limits = sandbox_limits(limits, manifests or [], lambda m: err.print(f"[yellow]warning:[/] {m}", highlight=False))
     except SandboxRefused as e:
         raise fail(str(e)) from None
+    if (missing := unenforced(limits)) and not weak_limits:
+        raise fail(f"this machine cannot enforce {'; '.join(missing)}: pass --weak-limits to play anyway")
+    return limits
 
 
 def _version(value: bool) -> None:
@@ -342,6 +348,7 @@ def match(
     cpu_s: CpuOption = 0,
     memory_mib: MemoryOption = 1024,
     no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
     logs: Annotated[Path | None, typer.Option(
         file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, a file per "
         "process: ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
@@ -366,7 +373,7 @@ def match(
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
         for m in manifests:  # as bots submit and tournament run do
             m.check_plays(ruleset.value)
-        limits = _limits(cpu_s, memory_mib, isolate, manifests)
+        limits = _limits(cpu_s, memory_mib, isolate, manifests, weak_limits)
         if logs is not None:
             try:
                 logs.mkdir(parents=True, exist_ok=True)
@@ -421,6 +428,7 @@ def bots_check(
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
     decision_ms: DecisionMsOption = 1000,
     no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
 ) -> None:
     """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
     isolate = not no_isolate
@@ -429,7 +437,7 @@ def bots_check(
     from .bots import check_bot
 
     try:
-        limits = _limits(0, 1024, isolate, [load_manifest(folder)])
+        limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
         console.print(sandbox_report(limits), style="dim", highlight=False)
         report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
                            decision_ms=decision_ms, limits=limits)
@@ -445,6 +453,7 @@ def bots_submit(
     folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
     tournament: Annotated[str | None, typer.Option(help="also enter the bot in this tournament")] = None,
     no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Check a bot (in the sandbox), freeze a read-only copy of its folder in the store, and register it."""
@@ -456,7 +465,7 @@ def bots_submit(
 
     try:
         check_store_outside(folder, db.parent / "bots")
-        limits = _limits(0, 1024, isolate, [load_manifest(folder)])
+        limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
     console.print(sandbox_report(limits), style="dim", highlight=False)
@@ -531,6 +540,7 @@ def tournament_run(
     cpu_s: StoredOptions["new tournament"][2] = None,
     memory_mib: StoredOptions["new tournament"][3] = None,
     no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
@@ -595,7 +605,7 @@ def tournament_run(
         for m in manifests:
             m.check_plays(rs.name)
         known = tour.entrants_of(store, name) if existing is not None else []
-        limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known])
+        limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known], weak_limits)
         for folder in bots or []:  # check, freeze and register each bot
             submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits)
         if existing is None:
@@ -1146,6 +1156,7 @@ def sprt(
     cpu_s: StoredOptions["new test"][2] = None,
     memory_mib: StoredOptions["new test"][3] = None,
     no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Sequential test: play duplicate board pairs of A against B until the evidence decides.
@@ -1200,7 +1211,7 @@ def sprt(
         stored_settings, play = _play_settings(store, test, existing is not None, given, "--name")
         decision_ms, max_faults, cpu_s, memory_mib = (play[k] for k in given)
         decided = stored is not None and stored["status"] != "running"
-        limits = _limits(cpu_s, memory_mib, isolate, manifests) if not decided else None
+        limits = _limits(cpu_s, memory_mib, isolate, manifests, weak_limits) if not decided else None
         for kind, x in picked:
             if kind == "folder" and not decided:
                 submit(store, x, store_root=db.parent / "bots", console=console, limits=limits)

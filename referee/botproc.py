@@ -74,6 +74,11 @@ class DecideError(grpc.RpcError):
         return self._details
 
 
+#: Errors of a decision after which the bot plays on (referee.match: ``bot-error``, ``malformed``),
+#: so it is frozen again; after the others the referee stops it (a crashed process must be
+#: free to exit for the crash to be seen).
+FREEZE_AFTER = frozenset({grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.RESOURCE_EXHAUSTED})
+
 _ROOT_PREFIX = "belote-referee-"
 
 
@@ -124,6 +129,10 @@ class BotClient:
     _aio_stub: pb_grpc.BotServiceStub | None = None
     _aio_stream: grpc.aio.StreamStreamCall | None = None
     _sandbox: sandbox.Sandboxed | None = None
+    _freezer: sandbox.Freezer | None = None
+    last_thaw_s: float = 0.0
+    """Seconds the last :meth:`decide_async` spent thawing the bot before sending (referee time:
+    the caller takes it out of the decision's measured time; its deadline starts after it)."""
     _socket_fd: int = -1
     _closed: bool = False  # set by close(): a start in progress on another thread gives up
 
@@ -235,6 +244,12 @@ class BotClient:
                 if time.monotonic() >= deadline:
                     raise BotStartError(f"{self.name} accepted no gRPC connection within {self.startup_s:.0f} s") from None
         self.stub = pb_grpc.BotServiceStub(self.channel)
+        if self.limits.freeze and self.process is not None:
+            try:
+                self._freezer = (self._sandbox.freezer() if self._sandbox is not None
+                                 else sandbox.Freezer(pgid=self.process.pid))
+            except OSError as e:
+                raise BotStartError(f"{self.name}: cannot stop its processes between decisions: {e}") from None
 
     def _pin_socket(self, sock: str) -> str:
         """A path that reaches exactly the socket file the bot made at ``sock``, for every
@@ -371,6 +386,8 @@ class BotClient:
             self._close(grace_s)
 
     def _close(self, grace_s: float) -> None:
+        if self._freezer is not None:  # thawed for good: a frozen process dies only once thawed
+            self._freezer.release()
         self._drop_aio_stream()
         self._aio_channel = self._aio_stub = None  # closed by aclose_aio when a loop ran it
         if self.channel is not None:
@@ -413,12 +430,52 @@ class BotClient:
         return self.stub.GetBotInfo(pb.GetBotInfoRequest(), timeout=timeout_s)
 
     def start_match(self, request: pb.StartMatchRequest, timeout_s: float = 2.0) -> None:
-        self.stub.StartMatch(request, timeout=timeout_s)
+        """``StartMatch``; then (``limits.freeze``) the bot is frozen until its first decision."""
+        try:
+            self.stub.StartMatch(request, timeout=timeout_s)
+        finally:
+            if self._freezer is not None:
+                self._freezer.freeze()
 
     def end_match(self, request: pb.EndMatchRequest, timeout_s: float = 1.0) -> None:
+        """``EndMatch``, the bot thawed for good first (it is about to be stopped)."""
+        if self._freezer is not None:
+            self._freezer.release()
         self.stub.EndMatch(request, timeout=timeout_s)
 
+    def freezes(self) -> str | None:
+        """How the bot is stopped between its decisions (:attr:`referee.sandbox.Freezer.how`), or None."""
+        return self._freezer.how if self._freezer is not None else None
+
     async def decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse | None:
+        """One decision with a deadline of ``timeout_s`` seconds (see :meth:`_decide_async`).
+
+        With ``limits.freeze`` the bot's processes are thawed just before the request is sent
+        (the deadline starts after the thaw, whose time is :attr:`last_thaw_s`) and frozen
+        again once the answer is in, or an error the bot answered and plays on after
+        (:data:`FREEZE_AFTER`): a bot runs only while it decides.  After any other error (a
+        crash, a lost connection, a timeout) it is left running, so that its exit can be seen:
+        the referee stops it.
+
+        Raises:
+            grpc.RpcError: as :meth:`_decide_async`.
+        """
+        freezer = self._freezer
+        if freezer is None:
+            self.last_thaw_s = 0.0
+            return await self._decide_async(request, timeout_s)
+        freezer.thaw()
+        self.last_thaw_s = freezer.last_thaw_s
+        try:
+            response = await self._decide_async(request, timeout_s)
+        except grpc.RpcError as err:
+            if err.code() in FREEZE_AFTER:
+                freezer.freeze()
+            raise
+        freezer.freeze()
+        return response
+
+    async def _decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse | None:
         """One decision with a deadline of ``timeout_s`` seconds, on the running event loop,
         over a ``grpc.aio`` channel of its own (call it from one event loop only).
 

@@ -471,17 +471,17 @@ class DuplicateMatch:
         try:
             response = await client.decide_async(request, timeout_ms / 1000.0)
         except grpc.RpcError as err:
-            ms = (time.perf_counter() - t0) * 1000
+            ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
             # on a thread: telling a crash from a lost connection waits up to 0.25 s for the exit
             kind, detail = await self._loop.run_in_executor(self._starter, _fault_from_rpc, err, client)
             if kind in _RESTART_AFTER:  # a bot that timed out may be stuck in its handler
                 await seat.aclose(self._starter)
             return None, ms, kind, detail
         except Exception as err:  # noqa: BLE001 - anything else the transport raises on a bot's answer
-            ms = (time.perf_counter() - t0) * 1000
+            ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000
             await seat.aclose(self._starter)
             return None, ms, FaultKind.CONNECTION, f"the call failed: {type(err).__name__}: {err}"
-        ms = (time.perf_counter() - t0) * 1000
+        ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
         seat.recent_ms.append(ms)
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))

@@ -29,12 +29,16 @@ What a bot process gets (:func:`bwrap_command`):
   all read-only; its own frozen code read-only at ``/arena/bot`` (the working
   directory); a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
-  it; a minimal ``/dev``; no ``/sys``;
+  it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
+  covered by static files of its own (:func:`proc_masks`);
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
   file size, open files, no core files; and, where the machine lets the arena
   make cgroups (:func:`cgroup_folders`), memory, processes and a CPU quota for
-  the bot as a whole (:class:`Cgroup`).
+  the bot as a whole (:class:`Cgroup`); where they cannot, a start is refused
+  unless ``Limits.weak_limits`` (:func:`unenforced`);
+* **no CPU between its decisions**: :class:`Freezer` stops every process of it
+  (the freezer cgroup, else ``SIGSTOP`` through its ``/proc``).
 
 bwrap is started by :func:`launcher` (it dies with the referee, then enters the
 cgroups) with its options in a memory file (:func:`options_fd`); a guardian per
@@ -48,6 +52,7 @@ is writable by the bot, and no other bot can see the socket.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import itertools
@@ -56,9 +61,11 @@ import os
 import secrets
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +135,11 @@ class Limits:
             for trusted bots on machines without the sandbox).
         writable: host folders bound read-write at the same path inside the sandbox
             (for tests that collect what a bot reports; never for untrusted bots).
+        freeze: stop every process of the bot between its decisions (:class:`Freezer`;
+            ``referee.botproc.BotClient``): no pondering, no CPU taken from the deciding bot.
+        weak_limits: play even where a whole-bot limit promised above (memory, CPU cores)
+            cannot be enforced (no cgroups here: :func:`unenforced`); off, such a start is
+            refused (:class:`WeakLimitsError`).
     """
 
     cpu_s: int = 0
@@ -139,6 +151,36 @@ class Limits:
     cpus: float = 1.0
     isolate: bool = True
     writable: tuple[str, ...] = ()
+    freeze: bool = True
+    weak_limits: bool = False
+
+
+class WeakLimitsError(RuntimeError):
+    """A bot's limits promise what this machine cannot enforce (:func:`unenforced`), and
+    ``Limits.weak_limits`` is off: the bot is not started.  The message names the limits
+    and the flag, ``--weak-limits``."""
+
+
+def unenforced(limits: Limits) -> list[str]:
+    """The whole-bot limits of ``limits`` that this machine cannot enforce, in words (empty:
+    all hold, or the sandbox is off and the limits are per process by definition).
+
+    Memory and CPU cores of the whole bot need the cgroups :func:`cgroup_folders` finds;
+    the process count holds without them (``RLIMIT_NPROC``, per bot uid or user namespace).
+    Per-process address space cannot stand in for the memory of the whole bot: threads count
+    as processes for ``RLIMIT_NPROC``, and a Python gRPC bot needs ~20 of them and ≥ 128 MiB
+    of address space, so processes × address space is at least 2.5 GiB.
+    """
+    if not limits.isolate:
+        return []
+    have = cgroup_folders()
+    missing = []
+    if limits.memory_mib and "memory" not in have:
+        missing.append(f"memory ≤ {limits.memory_mib} MiB for the whole bot (no memory cgroup here: "
+                       f"{limits.memory_mib} MiB of address space per process only)")
+    if limits.cpus and "cpu" not in have:
+        missing.append(f"CPU ≤ {limits.cpus:g} core(s) (no cpu cgroup here: a bot may use every core)")
+    return missing
 
 
 @dataclass(frozen=True)
@@ -245,6 +287,7 @@ _CGROUP_V1 = {
                ("memory.memsw.limit_in_bytes", lambda lim: lim.memory_mib * 1024 * 1024)],
     "pids": [("pids.max", lambda lim: lim.nproc)],
     "cpu": [("cpu.cfs_period_us", lambda lim: 100_000), ("cpu.cfs_quota_us", lambda lim: int(lim.cpus * 100_000))],
+    "freezer": [],  # no limit: freezer.state stops the bot between its decisions (Freezer)
 }
 _CGROUP_V2 = {"memory": [("memory.max", _CGROUP_V1["memory"][0][1]), ("memory.swap.max", lambda lim: 0)],
               "pids": [("pids.max", lambda lim: lim.nproc)],
@@ -255,7 +298,7 @@ _CGROUP_PREFIX = "belote-bot-"
 @functools.cache
 def cgroup_folders() -> dict[str, Path]:
     """This process's cgroup folders where it may create children, per controller
-    (``memory``, ``pids``, ``cpu``): cgroup v1 hierarchies, or cgroup v2 where the
+    (``memory``, ``pids``, ``cpu``, and v1's ``freezer``): cgroup v1 hierarchies, or cgroup v2 where the
     controllers are delegated to this user (enabled in ``cgroup.subtree_control``
     and writable).  Empty when the machine gives none (cgroup v1 without root)."""
     try:
@@ -293,6 +336,11 @@ class Cgroup:
     """The cgroups of one bot: memory, processes and CPU rate for the bot as a whole,
     children included (``limits.memory_mib``, ``limits.nproc``, ``limits.cpus``).
 
+    ``freeze_file`` is the file that stops and resumes all of them (v1 ``freezer.state``,
+    ``FROZEN``/``THAWED``; v2 ``cgroup.freeze``, ``1``/``0``), or None (no v1 freezer here);
+    ``frozen_file`` reads ``frozen_mark`` once they are all stopped (v1 ``freezer.state``,
+    v2 ``cgroup.events``).
+
     ``procs`` are the ``cgroup.procs`` files a process writes its pid to before it
     starts the sandbox (:func:`launcher`); :meth:`remove` deletes the folders once
     the bot's processes are gone.  Folders of referees that died are swept by the next.
@@ -308,10 +356,14 @@ class Cgroup:
         """
         folders = cgroup_folders()
         _sweep_cgroups(tuple(sorted(set(folders.values()))))
-        _guardian(next(iter(folders.values())))
+        first = next(iter(folders.values()))
+        _guardian(first, folders.get("freezer", first))
         name = f"{_CGROUP_PREFIX}{os.getpid()}-{next(Cgroup._numbers)}"
         self.folders: list[Path] = []
         self.procs: list[str] = []
+        self.freeze_file: str | None = None
+        self.freeze_values = (b"FROZEN", b"THAWED")
+        self.frozen_file, self.frozen_mark = "", b"FROZEN"  # reads ``frozen_mark`` once every task is stopped
         try:
             self._make(folders, name, limits)
         except OSError:
@@ -328,6 +380,11 @@ class Cgroup:
                 self.folders.append(folder)
                 self.procs.append(str(folder / "cgroup.procs"))
                 table = (_CGROUP_V2 if _cgroup_version(parent) == 2 else _CGROUP_V1)[controller]
+                if _cgroup_version(parent) == 2 and self.freeze_file is None:
+                    self.freeze_file, self.freeze_values = str(folder / "cgroup.freeze"), (b"1", b"0")
+                    self.frozen_file, self.frozen_mark = str(folder / "cgroup.events"), b"frozen 1"
+            if controller == "freezer":
+                self.freeze_file = self.frozen_file = str(folder / "freezer.state")
             if controller == "cpu" and not limits.cpus:
                 continue
             for file, value in table:
@@ -351,15 +408,187 @@ class Cgroup:
         self.folders = []
 
 
+class Freezer:
+    """Stops and resumes every process of one bot (:attr:`Limits.freeze`): between its
+    decisions a bot gets no CPU, so partners never run at once and a waiting bot takes
+    nothing from the deciding one.
+
+    One of three ways, chosen by what is given:
+
+    * ``cgroup``: the bot's freezer cgroup (v1 ``freezer.state``, v2 ``cgroup.freeze``):
+      the kernel stops every task of the cgroup, forks included (:meth:`freeze` returns
+      after the write, or with :attr:`WAIT_FROZEN` once the kernel says they all are);
+    * ``procfs``: a descriptor of the sandbox's own ``/proc`` (no cgroups here):
+      ``SIGSTOP`` to every process of the sandbox's PID namespace, each named by a
+      ``/proc/N`` descriptor of that procfs (``pidfd_send_signal``: never a host pid that
+      could be reused), repeated until two passes in a row find every task stopped with
+      unchanged context-switch counts (nothing ran in between: a child forked, or a
+      process continued by another, while the bot was being stopped is caught); then
+      ``SIGCONT`` to each to thaw;
+    * ``pgid``: ``SIGSTOP``/``SIGCONT`` to a process group (unsandboxed bots; a child in a
+      session of its own escapes it).
+
+    Thread-safe.  After :meth:`release` (the bot is about to be killed: a process frozen
+    by the v1 freezer dies only once thawed) the bot stays thawed and :meth:`freeze` does
+    nothing, so a decision ending while the bot is closed cannot freeze it again.
+
+    Attributes:
+        how: ``"cgroup"``, ``"signals"`` or ``"process group"``.
+        last_thaw_s: seconds the last :meth:`thaw` took (referee time, not the bot's).
+    """
+
+    #: How long a freeze may take before it gives up (a task stuck in the kernel).
+    STOP_S = 0.5
+    #: Whether a freeze by the cgroup waits until the kernel says every task is stopped.  Off:
+    #: the write returns once running tasks have been kicked (no user code of the bot runs
+    #: after it), and the kernel stops the sleeping ones on its own; waiting for that costs
+    #: ~1.1 ms a decision on a gRPC bot of ~20 threads (bench/RESULTS.md), not waiting 45 µs.
+    WAIT_FROZEN = False
+
+    def __init__(self, *, cgroup: Cgroup | None = None, procfs: int | None = None, pgid: int | None = None) -> None:
+        self._lock = threading.Lock()
+        self._released = False
+        self.frozen = False
+        self.last_thaw_s = 0.0
+        self._fd = self._procfs = self._state = -1
+        self._pgid = pgid
+        if cgroup is not None and cgroup.freeze_file is not None:
+            self.how = "cgroup"
+            self._fd = os.open(cgroup.freeze_file, os.O_WRONLY | os.O_CLOEXEC)
+            self._state = os.open(cgroup.frozen_file, os.O_RDONLY | os.O_CLOEXEC)
+            self._values, self._mark = cgroup.freeze_values, cgroup.frozen_mark
+        elif procfs is not None:
+            self.how, self._procfs = "signals", procfs
+        elif pgid is not None:
+            self.how = "process group"
+        else:
+            raise ValueError("Freezer: give a cgroup with a freezer, a procfs or a process group")
+
+    def freeze(self) -> bool:
+        """Stop every process of the bot.  Returns False when it could not be done
+        (released, the bot gone, or a task that would not stop within :attr:`STOP_S`)."""
+        with self._lock:
+            if self._released:
+                return False
+            try:
+                if self.how == "cgroup":  # the kernel stops the tasks after the write
+                    os.pwrite(self._fd, self._values[0], 0)
+                    deadline = time.monotonic() + self.STOP_S
+                    while (not (ok := not self.WAIT_FROZEN or self._mark in os.pread(self._state, 4096, 0))
+                           and time.monotonic() < deadline):
+                        os.sched_yield()
+                elif self.how == "signals":
+                    ok = self._stop_namespace(time.monotonic() + self.STOP_S)
+                else:
+                    os.killpg(self._pgid, signal.SIGSTOP)
+                    ok = True
+            except OSError:
+                ok = False
+            self.frozen = True  # even half done: thaw() resumes whatever was stopped
+            return ok
+
+    def thaw(self) -> None:
+        """Resume every process of the bot (nothing when it is not frozen)."""
+        with self._lock:
+            self._thaw()
+
+    def release(self) -> None:
+        """Thaw for good (before the bot is killed) and close the descriptors.  Safe to call twice."""
+        with self._lock:
+            if self._released:
+                return
+            self._thaw()
+            self._released = True
+            for fd in (self._fd, self._procfs, self._state):
+                if fd >= 0:
+                    os.close(fd)
+            self._fd = self._procfs = self._state = -1
+
+    def _thaw(self) -> None:
+        if not self.frozen or self._released:
+            return
+        t0 = time.perf_counter()
+        try:
+            if self.how == "cgroup":
+                os.pwrite(self._fd, self._values[1], 0)
+            elif self.how == "signals":
+                for pid in self._pids():
+                    self._signal(pid, signal.SIGCONT)
+            else:
+                os.killpg(self._pgid, signal.SIGCONT)
+        except OSError:
+            pass
+        self.frozen = False
+        self.last_thaw_s = time.perf_counter() - t0
+
+    def _pids(self) -> list[str]:
+        """The processes of the sandbox's PID namespace (their pids there)."""
+        return [name for name in os.listdir(self._procfs) if name.isdigit()]
+
+    def _signal(self, pid: str, sig: int) -> None:
+        try:
+            fd = os.open(pid, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._procfs)
+        except OSError:
+            return  # it has just exited
+        try:
+            signal.pidfd_send_signal(fd, sig)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def _tasks(self, pids: list[str]) -> dict[str, bytes] | None:
+        """Every task's context-switch counts, or None if one is not stopped (or exiting)."""
+        seen = {}
+        for pid in pids:
+            try:
+                fd = os.open(f"{pid}/task", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._procfs)
+                try:
+                    tids = os.listdir(fd)
+                finally:
+                    os.close(fd)
+            except OSError:
+                continue  # gone
+            for tid in tids:
+                try:
+                    fd = os.open(f"{pid}/task/{tid}/status", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._procfs)
+                    try:
+                        status = os.read(fd, 8192)
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    continue
+                i = status.find(b"State:\t")
+                if i < 0 or status[i + 7:i + 8] not in (b"T", b"t", b"Z", b"X"):
+                    return None
+                seen[tid] = status[status.find(b"voluntary_ctxt_switches"):]
+        return seen
+
+    def _stop_namespace(self, deadline: float) -> bool:
+        before = None
+        while True:
+            pids = self._pids()
+            for pid in pids:
+                self._signal(pid, signal.SIGSTOP)
+            seen = self._tasks(pids)
+            if seen is not None and seen == before:
+                return True
+            before = seen
+            if time.monotonic() > deadline:
+                return False
+
+
 #: The guardian's name in its command line (``$0`` of its shell).
 GUARDIAN_NAME = "belote-arena-guardian"
 _GUARDIAN_SCRIPT = (
     'read _; for round in 1 2 3; do for d in "$1"/' + _CGROUP_PREFIX + '"$2"-*; do '
-    '[ -f "$d/cgroup.procs" ] && kill -9 $(cat "$d/cgroup.procs") 2>/dev/null; done; done; exit 0')
+    '[ -f "$d/cgroup.procs" ] && kill -9 $(cat "$d/cgroup.procs") 2>/dev/null; done; '
+    'for d in "$3"/' + _CGROUP_PREFIX + '"$2"-*; do [ -f "$d/freezer.state" ] && echo THAWED > "$d/freezer.state"; '
+    '[ -f "$d/cgroup.freeze" ] && echo 0 > "$d/cgroup.freeze"; done; done; exit 0')
 
 
 @functools.cache
-def _guardian(folder: Path) -> None:
+def _guardian(folder: Path, freezer: Path) -> None:
     """Start, once per referee process, a guardian that kills what is left in its bots'
     cgroups when the referee dies (or exits).
 
@@ -367,10 +596,12 @@ def _guardian(folder: Path) -> None:
     that moment leaves a sandbox running; the kernel keeps the other death signals.  The
     guardian (a shell in a session of its own) waits on a pipe whose only write end this
     process holds, open until it dies, then kills every process of the cgroups named after
-    this process (three rounds, for children being forked).
+    this process (three rounds, for children being forked), and thaws those of ``freezer``
+    (the v1 freezer's hierarchy, else ``folder``): a frozen process dies only once thawed.
     """
     r, w = os.pipe()  # w: never inherited (not in any pass_fds), closed by the kernel when we die
-    subprocess.Popen(["/bin/sh", "-c", _GUARDIAN_SCRIPT, GUARDIAN_NAME, str(folder), str(os.getpid())], stdin=r,
+    subprocess.Popen(["/bin/sh", "-c", _GUARDIAN_SCRIPT, GUARDIAN_NAME, str(folder), str(os.getpid()),
+                      str(freezer)], stdin=r,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd="/")
     os.close(r)
     _guardian_pipes.append(w)
@@ -423,8 +654,89 @@ def _python_paths() -> list[str]:
     return [os.path.realpath(p) for p in paths]
 
 
+#: ``/proc`` files of the host that move with every process of the machine (forks, threads,
+#: context switches, memory, load, I/O, interrupts, locks, keys): a covert channel between
+#: sandboxes (FIELD-NOTES: ~23 bit/s through ``processes`` in ``/proc/stat``).  In the sandbox
+#: these are shown static and the bot's own (:func:`proc_masks`, like LXCFS but frozen):
+#: ``stat`` (its CPUs, zero counters), ``meminfo`` (its memory limit, all free), ``vmstat``
+#: (zeros), ``loadavg`` (zeros), ``uptime`` (zeros), ``cpuinfo`` (its CPUs, as at the start);
+PROC_MADE = ("stat", "meminfo", "vmstat", "loadavg", "uptime", "cpuinfo")
+#: these are shown empty;
+PROC_EMPTY = ("interrupts", "softirqs", "schedstat", "diskstats", "locks", "slabinfo", "zoneinfo", "buddyinfo",
+              "pagetypeinfo", "key-users", "timer_list", "sched_debug", "swaps", "cgroups", "vmallocinfo",
+              "latency_stats", "partitions")
+#: and these folders empty (``/proc/sys``: ``fs/file-nr``, ``fs/inode-nr``, ``fs/dentry-state``,
+#: ``fs/aio-nr``, ``kernel/pty/nr``…; ``pressure``: stall times; ``driver``: the clock).
+PROC_EMPTY_DIRS = ("sys", "pressure", "driver", "fs", "irq", "tty")
+
+
+def bot_cpu_count(limits: Limits) -> int:
+    """The CPUs a bot is shown (``/proc/stat``, ``/proc/cpuinfo``): those it may run on, fewer
+    when a CPU quota (cgroup) holds it to ``ceil(limits.cpus)`` cores."""
+    n = len(os.sched_getaffinity(0))
+    if limits.cpus and "cpu" in cgroup_folders():
+        n = min(n, max(1, -int(-limits.cpus // 1)))
+    return n
+
+
+@functools.cache
+def _proc_mask_folder(cpus: int, memory_kib: int) -> str:
+    """A folder (removed at exit) of the static files :func:`proc_masks` binds over ``/proc``."""
+    folder = tempfile.mkdtemp(prefix="belote-arena-proc-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.chmod(folder, 0o755)
+    host = {name: Path("/proc", name).read_text(errors="replace") for name in ("meminfo", "vmstat", "cpuinfo", "stat")}
+    zeros = " ".join(["0"] * 10)
+    btime = next((line for line in host["stat"].splitlines() if line.startswith("btime ")), "btime 0")
+    made = {
+        "stat": "".join([f"cpu  {zeros}\n", *(f"cpu{i} {zeros}\n" for i in range(cpus)),
+                         "intr 0\nctxt 0\n", btime, "\nprocesses 0\nprocs_running 1\nprocs_blocked 0\n",
+                         "softirq 0 0 0 0 0 0 0 0 0 0 0\n"]),
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+        "vmstat": "".join(f"{line.split()[0]} 0\n" for line in host["vmstat"].splitlines() if line.strip()),
+    }
+    kept = {"MemTotal", "MemFree", "MemAvailable", "CommitLimit"}
+    lines = []
+    for line in host["meminfo"].splitlines():
+        key, _, rest = line.partition(":")
+        if not rest:
+            continue
+        unit = " kB" if rest.strip().endswith("kB") else ""
+        value = memory_kib if key in kept else (rest.split()[0] if key in ("Hugepagesize", "VmallocTotal") else 0)
+        lines.append(f"{key + ':':<16}{value:>8}{unit}\n")
+    made["meminfo"] = "".join(lines)
+    blocks = [b for b in host["cpuinfo"].split("\n\n") if b.strip()]
+    made["cpuinfo"] = "".join(blocks[min(i, len(blocks) - 1)].replace(
+        f"processor\t: {min(i, len(blocks) - 1)}", f"processor\t: {i}", 1) + "\n\n" for i in range(cpus)) if blocks else ""
+    for name, text in made.items():
+        Path(folder, name).write_text(text)
+    Path(folder, "empty").write_text("")
+    Path(folder, "empty.d").mkdir(mode=0o555)
+    for path in Path(folder).iterdir():
+        if path.is_file():
+            path.chmod(0o444)
+    return folder
+
+
+def proc_masks(limits: Limits) -> list[str]:
+    """bwrap options that cover the host-wide counters of the sandbox's ``/proc``
+    (:data:`PROC_MADE`, :data:`PROC_EMPTY`, :data:`PROC_EMPTY_DIRS`; those this kernel has)
+    with static files: ``--ro-bind SRC /proc/NAME`` each, after ``--proc``."""
+    memory_kib = limits.memory_mib * 1024
+    if not memory_kib:
+        memory_kib = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal:"))
+    folder = _proc_mask_folder(bot_cpu_count(limits), memory_kib)
+    args = []
+    for names, src in ((PROC_MADE, None), (PROC_EMPTY, "empty"), (PROC_EMPTY_DIRS, "empty.d")):
+        for name in names:
+            if os.path.lexists(f"/proc/{name}"):
+                args += ["--ro-bind", os.path.join(folder, src or name), f"/proc/{name}"]
+    return args
+
+
 def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str], limits: Limits, *,
-                  uid: int | None, info_fd: int, seccomp_fd: int | None) -> list[str]:
+                  uid: int | None, info_fd: int, seccomp_fd: int | None, mask_proc: bool = True) -> list[str]:
     """The full command line that runs ``command`` in the sandbox.
 
     Args:
@@ -436,6 +748,7 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         uid: the host uid to run as (root referee), or None for uid 65534 in a user namespace.
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
+        mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`); off for tests' controls only.
     """
     args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--hostname", HOSTNAME,
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
@@ -464,7 +777,7 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
 
     # the private tmpfs folders first: a folder bound below /tmp (tests) then lands on top
     size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--proc", "/proc", *(proc_masks(limits) if mask_proc else []), "--dev", "/dev"]
     made.add("/dev")
     for tmp in ("/tmp", "/dev/shm", WORK_DIR):
         dirs_for(tmp)
@@ -560,9 +873,16 @@ class Sandboxed:
             command cannot be started (what was claimed is released).
     """
 
-    def __init__(self, code: Path, command: list[str], env: dict[str, str], limits: Limits,
-                 **popen) -> None:
+    def __init__(self, code: Path, command: list[str], env: dict[str, str], limits: Limits, *,
+                 mask_proc: bool = True, **popen) -> None:
+        missing = unenforced(limits)
+        if missing and not limits.weak_limits:
+            raise WeakLimitsError(
+                f"this machine cannot enforce what the limits promise: {'; '.join(missing)}. Pass --weak-limits "
+                "to play with per-process limits only (Limits(weak_limits=True)), or run the arena where it can "
+                "make cgroups (as root with cgroup v1, or with delegated cgroup v2 controllers)")
         self._info = -1
+        self.child: int | None = None
         self.uid = UidClaim() if is_root() else None
         self.cgroup: Cgroup | None = None
         info_w = sec = args_fd = -1
@@ -572,7 +892,7 @@ class Sandboxed:
             sec = seccomp_fd(seccomp_program())
             cmd = bwrap_command(find_bwrap() or "bwrap", code, command, env, limits,
                                 uid=self.uid.uid if self.uid else None,
-                                info_fd=info_w, seccomp_fd=sec)
+                                info_fd=info_w, seccomp_fd=sec, mask_proc=mask_proc)
             cmd, args_fd = options_fd(cmd)
             cmd = launcher(self.cgroup.procs if self.cgroup else []) + cmd
             fds = [fd for fd in (info_w, args_fd, sec) if fd is not None and fd >= 0]
@@ -589,7 +909,27 @@ class Sandboxed:
     def child_pid(self, deadline: float) -> int | None:
         """The host pid of the sandbox's init (its ``/proc/PID/root`` is the sandbox's root),
         or None if bwrap ended or said nothing by ``deadline`` (``time.monotonic()`` seconds)."""
-        return read_child_pid(self._info, deadline)
+        self.child = read_child_pid(self._info, deadline)
+        return self.child
+
+    def freezer(self) -> Freezer:
+        """A :class:`Freezer` of every process of this sandbox: its freezer cgroup, else
+        signals through the sandbox's own ``/proc`` (pinned here).  Call it once the command
+        runs in its sandbox (e.g. once it made its socket): until bwrap has set the sandbox
+        up, ``/proc/CHILD/root/proc`` is the host's.
+
+        Raises:
+            OSError: no child pid yet, the sandbox is gone, or its ``/proc`` is the host's.
+        """
+        if self.cgroup is not None and self.cgroup.freeze_file is not None:
+            return Freezer(cgroup=self.cgroup)
+        if self.child is None:
+            raise OSError("the sandbox has not started")
+        fd = os.open(f"/proc/{self.child}/root/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if os.fstat(fd).st_dev == os.stat("/proc").st_dev:
+            os.close(fd)
+            raise OSError("the sandbox's /proc is not its own yet")
+        return Freezer(procfs=fd)
 
     def release(self) -> None:
         """Close bwrap's info pipe, remove the cgroups, give the uid back.  Safe to call twice."""
@@ -606,7 +946,7 @@ class Sandboxed:
 
 def _probe_run(code: Path) -> tuple[bool, str]:
     os.chmod(code, 0o755)
-    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(), stdout=subprocess.PIPE,
+    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(weak_limits=True), stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         child = box.child_pid(time.monotonic() + 20)
@@ -673,11 +1013,20 @@ def report(limits: Limits) -> str:
         return f"bot sandbox: UNAVAILABLE: {s.problem}"
     parts = [f"bubblewrap: own mount, PID, network, IPC and UTS namespaces; {s.identity}",
              "seccomp filter" if s.seccomp else "NO seccomp filter (libseccomp not found)",
-             "read-only system, interpreter and own code; private tmpfs folders", *lims]
+             "read-only system, interpreter and own code; private tmpfs folders",
+             "host-wide /proc counters masked", *lims]
     whole = {"memory": f"memory ≤ {limits.memory_mib} MiB" if limits.memory_mib else "",
              "pids": f"processes ≤ {limits.nproc}" if limits.nproc else "",
              "cpu": f"CPU ≤ {limits.cpus:g} core(s)" if limits.cpus else ""}
-    whole_parts = [whole[c] for c in s.cgroups if whole[c]]
+    have = sorted(cgroup_folders())  # = s.cgroups, asked again: a test may pretend there are none
+    whole_parts = [whole[c] for c in have if whole.get(c)]
     parts.append("for the whole bot (cgroups): " + ", ".join(whole_parts) if whole_parts else
                  "no cgroups here: memory and CPU are limited per process only")
+    if limits.freeze:
+        parts.append("stopped between decisions (" + ("freezer cgroup" if "freezer" in have or any(
+            _cgroup_version(f) == 2 for f in cgroup_folders().values()) else "SIGSTOP") + ")")
+    missing = unenforced(limits)
+    if missing:
+        parts.append(("NOT enforced (--weak-limits): " if limits.weak_limits else
+                      "bots REFUSED, pass --weak-limits to play without: ") + "; ".join(missing))
     return "bot sandbox: " + "; ".join(parts)

@@ -76,7 +76,7 @@ def _partner_match(tmp: Path, isolate: bool = True):
     b = attack_entrant(tmp, "attack_partner", "--out", out, "--tag", tag, name="colluder-b")
     before = HostEvidence.take()
     results = play(tmp, a, b, 2, decision_ms=DECISION_MS,
-                   limits=Limits(writable=(str(out),), isolate=isolate))
+                   limits=Limits(writable=(str(out),), isolate=isolate, freeze=isolate))
     return tag, out, results, before
 
 
@@ -157,7 +157,8 @@ def test_partner_channels_work_without_the_sandbox(tmp_path):
     """Control for the partner attack (issue 9): with the sandbox off (--no-isolate) the same bot
     does get its partner's real hand over shared files, System V IPC, POSIX queues, abstract
     sockets, the gRPC socket, locks on the interpreter's files and inotify on them, so the
-    sandboxed test's silence is the sandbox's doing."""
+    sandboxed test's silence is the sandbox's doing.  Unfrozen too (freezing alone stops
+    the channels that need the partner to answer, its gRPC socket, while it waits)."""
     tag, out, results, before = _partner_match(tmp_path, isolate=False)
     try:
         reports = read_reports(out)

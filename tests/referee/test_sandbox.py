@@ -236,3 +236,37 @@ def test_memory_limit_stops_a_hungry_bot_unisolated():
     p = subprocess.run([sys.executable, "-m", "referee.launch", "--memory=1024", "--", sys.executable, "-c", code],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
+
+
+def test_whole_bot_limits_that_cannot_hold_are_refused_unless_weak(tmp_path, monkeypatch):
+    """Issue 19 item 7: without cgroups (here made so), the memory and CPU cores of the whole
+    bot cannot be enforced: a start is refused naming --weak-limits, and the report says so;
+    with weak_limits the report says what is not enforced."""
+    assert sandbox.support().works  # probed (and cached) with the machine's real cgroups
+    monkeypatch.setattr(sandbox, "cgroup_folders", lambda: {})
+    limits = Limits(memory_mib=300)
+    assert sandbox.unenforced(limits) == [
+        "memory ≤ 300 MiB for the whole bot (no memory cgroup here: 300 MiB of address space per process only)",
+        "CPU ≤ 1 core(s) (no cpu cgroup here: a bot may use every core)"]
+    with pytest.raises(sandbox.WeakLimitsError, match="Pass --weak-limits"):
+        sandbox.Sandboxed(tmp_path, ["/usr/bin/true"], {}, limits)
+    client = BotClient(load_manifest(bot_folder(tmp_path, "random")), limits=limits)
+    with pytest.raises(BotStartError, match="--weak-limits"):
+        client.start()
+    client.close()
+    assert "bots REFUSED, pass --weak-limits to play without: memory ≤ 300 MiB" in sandbox_report(limits)
+    weak = Limits(memory_mib=300, weak_limits=True)
+    assert "NOT enforced (--weak-limits): memory ≤ 300 MiB for the whole bot" in sandbox_report(weak)
+    assert "stopped between decisions (SIGSTOP)" in sandbox_report(weak)
+    assert sandbox.unenforced(Limits(memory_mib=0, cpus=0)) == [] == sandbox.unenforced(Limits(isolate=False))
+
+
+def test_the_masks_are_on_the_command_line_after_proc(tmp_path):
+    cmd = sandbox.bwrap_command("bwrap", tmp_path, ["true"], {}, Limits(), uid=None, info_fd=5, seccomp_fd=None)
+    proc = cmd.index("--proc")
+    masked = [cmd[i + 2] for i in range(proc, len(cmd) - 2) if cmd[i] == "--ro-bind" and cmd[i + 2].startswith("/proc/")]
+    assert {"/proc/stat", "/proc/meminfo", "/proc/loadavg", "/proc/sys", "/proc/pressure"} <= set(masked)
+    assert min(cmd.index(m) for m in masked) > proc
+    plain = sandbox.bwrap_command("bwrap", tmp_path, ["true"], {}, Limits(), uid=None, info_fd=5, seccomp_fd=None,
+                                  mask_proc=False)
+    assert not [a for a in plain if a.startswith("/proc/")]

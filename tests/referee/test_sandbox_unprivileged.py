@@ -43,6 +43,7 @@ def _readable_copy(lib: Path) -> None:
             shutil.copytree(src, lib / name, ignore=skip)
     shutil.copy(pyseccomp.__file__, lib / "pyseccomp.py")
     shutil.copy(DATA / "driver.py", lib / "driver.py")
+    shutil.copy(DATA / "weak.py", lib / "weak.py")
     for path in [lib, *lib.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o055 | (0o011 if path.is_dir() else 0))
 
@@ -90,4 +91,42 @@ def test_sandbox_holds_for_an_unprivileged_arena():
             listener.accept()
     finally:
         listener.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.guard(60)
+def test_whole_bot_limits_without_cgroups_need_weak_limits():
+    """Issue 19 item 7: an unprivileged arena (no cgroups here) cannot hold the memory of the
+    whole bot: a bot is refused, the message naming --weak-limits; with it, the report says
+    what is not enforced, and each of three children of 400 MiB is stopped at the address
+    space per process (300 MiB) that is.  And a bot is frozen there by signals."""
+    work = Path(tempfile.mkdtemp(prefix="belote-unpriv-"))
+    try:
+        work.chmod(0o755)
+        code = work / "code"
+        code.mkdir()
+        code.chmod(0o777)  # the unprivileged arena writes the bot's code there
+        drop = work / "drop"
+        drop.mkdir()
+        drop.chmod(0o777)
+        lib = work / "lib"
+        _readable_copy(lib)
+        if os.geteuid() != 0:
+            pytest.skip("needs root to run the arena as another, unprivileged user")
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(drop), "PYTHONPATH": str(lib)}
+        cmd = ["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups",
+               "/usr/bin/python3", str(lib / "weak.py"), str(code)]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=50)
+        assert p.returncode == 0, p.stderr[-2000:]
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+        assert out["cgroups"] == []
+        assert out["refused"] and "--weak-limits" in out["refused"], out
+        assert "memory ≤ 300 MiB for the whole bot" in out["refused"]
+        assert "NOT enforced (--weak-limits): memory ≤ 300 MiB for the whole bot" in out["report"], out["report"]
+        assert out["children"] == [7, 7, 7], out  # MemoryError in each: RLIMIT_AS of 300 MiB
+        # freezing without cgroups, by signals through the sandbox's /proc: a spinning bot
+        # uses not one clock tick frozen, and spins again thawed
+        f = out["freeze"]
+        assert (f.get("how"), f.get("ok"), f.get("frozen_ticks")) == ("signals", True, 0) and f["thawed_ticks"] > 0, f
+    finally:
         shutil.rmtree(work, ignore_errors=True)

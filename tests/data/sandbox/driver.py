@@ -22,7 +22,7 @@ def main() -> None:
         print(json.dumps({"problem": support.problem}))
         return
     box = sandbox.Sandboxed(code, ["/usr/bin/python3", "attacks.py", port, escape], {"PATH": "/usr/bin"},
-                            sandbox.Limits(nproc=32), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            sandbox.Limits(nproc=32, weak_limits=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     p = box.process
     child = box.child_pid(time.monotonic() + 20)
     path = f"/proc/{child}/root/arena/work/s.sock"

@@ -1,0 +1,91 @@
+"""No host-wide counter is visible in the sandbox (issue 19 item 3), judged by attack.
+
+A sender sandbox moves every host-wide counter it can, in slots (forks, threads, memory:
+tests/data/sandbox/counters.py); a receiver sandbox, running at the same time, reads every
+file it can open under /proc and /proc/sys before and after each slot.  With the masks
+(referee.sandbox.proc_masks) not one file changes in any slot: 0 bits.  The control, the
+same receiver with the masks off, sees the sender's forks in every slot that carries a 1.
+The test drives the slots and waits for each answer (no fixed waits).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from referee import sandbox
+from referee.sandbox import Limits
+
+from .botkit import REPO
+
+BITS = (1, 0, 1, 1, 0, 0, 1, 0)
+BURST_TASKS = 32 + 16  # forks and threads of one burst (counters.py): each is +1 on `processes`
+
+
+def _box(code, role: str, mask: bool) -> sandbox.Sandboxed:
+    return sandbox.Sandboxed(code, ["/usr/bin/python3", "counters.py", role], {"PATH": "/usr/bin"}, Limits(),
+                             mask_proc=mask, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def _ask(box: sandbox.Sandboxed, line: str) -> str:
+    box.process.stdin.write(line + "\n")
+    box.process.stdin.flush()
+    answer = box.process.stdout.readline()
+    assert answer, f"the sandboxed {line!r} got no answer (exit {box.process.poll()})"
+    return answer
+
+
+@pytest.fixture
+def code(tmp_path):
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    shutil.copy(REPO / "tests" / "data" / "sandbox" / "counters.py", folder / "counters.py")
+    return folder
+
+
+@pytest.mark.guard(120)
+@pytest.mark.parametrize("mask", [True, False], ids=["masked", "control"])
+def test_no_host_wide_counter_carries_a_bit_between_sandboxes(code, mask):
+    receiver, sender = _box(code, "receive", mask), _box(code, "send", True)
+    slots = []
+    try:
+        for bit in BITS:
+            start = json.loads(_ask(receiver, "read"))  # the slot starts: what the receiver sees now
+            assert _ask(sender, str(bit)).strip() == "done"
+            end = json.loads(_ask(receiver, "read"))
+            slots.append((bit, end["changed"], (end["processes"] or 0) - (start["processes"] or 0)))
+            files = end["files"]
+    finally:
+        for box in (receiver, sender):
+            box.process.kill()
+            box.process.wait()
+            box.release()
+    assert files >= 40  # it read a great many files: /proc, /proc/net and /proc/sys where visible
+    if mask:
+        # not one readable file moved, whatever was sent: the receiver decodes nothing (0 bits)
+        assert [changed for _, changed, _ in slots] == [[]] * len(BITS), slots
+        assert [forks for _, _, forks in slots] == [0] * len(BITS)
+    else:
+        # the control: every 1 moved the host's fork counter by the sender's burst at least, and
+        # its memory (other processes of the machine add to it: a 0 may be noise, a 1 never missed)
+        ones = [(changed, forks) for bit, changed, forks in slots if bit]
+        assert all(forks >= BURST_TASKS for _, forks in ones), slots
+        assert all("/proc/stat" in changed and "/proc/meminfo" in changed for changed, _ in ones), slots
+
+
+def test_the_masks_cover_the_counters_found_by_the_probe():
+    """The files the probe (counters.py, run as the control above) saw move with another
+    sandbox's forks, threads and memory on this project's machine are all covered."""
+    covered = set(sandbox.PROC_MADE) | set(sandbox.PROC_EMPTY)
+    for name in ("stat", "meminfo", "vmstat", "loadavg", "uptime", "interrupts", "softirqs", "zoneinfo",
+                 "buddyinfo", "cgroups", "diskstats", "schedstat", "locks", "slabinfo", "pagetypeinfo", "key-users",
+                 "timer_list", "sched_debug", "swaps"):
+        assert name in covered, name
+    for folder in ("sys", "pressure", "fs"):  # sys/fs/{file-nr,inode-nr,dentry-state}, pressure/*, fs/ext4/*
+        assert folder in sandbox.PROC_EMPTY_DIRS, folder
+    args = sandbox.proc_masks(Limits())
+    dests = args[2::3]
+    assert all(d.startswith("/proc/") for d in dests) and "/proc/stat" in dests and "/proc/sys" in dests
