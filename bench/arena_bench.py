@@ -106,8 +106,7 @@ print(json.dumps({"wall": wall, "played": summary.played, "write_s": write_s}))
 def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float, int, float, float, list]:
     spec, _, rev = mode.partition("@")
     kind, n = spec.split(":")
-    folder = tmp / mode.replace(":", "-").replace("@", "-")
-    folder.mkdir()
+    folder = Path(tempfile.mkdtemp(prefix=mode.replace(":", "-").replace("@", "-") + "-", dir=tmp))
     db = folder / "a.duckdb"
     code = ROOT
     if rev:
@@ -138,8 +137,10 @@ def main() -> None:
     p.add_argument("--boards", type=int, default=150, help="boards per pair (default 150)")
     p.add_argument("--modes", default="workers:2@c41cd7c,workers:2,workers:1,exclusive:2",
                    help="comma-separated: workers:N, exclusive:N, dask:N, each with an optional @REV")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="play the modes this many times, in turn (the machine's load drifts: compare within a round)")
     args = p.parse_args()
-    modes = args.modes.split(",")
+    modes = args.modes.split(",") * args.rounds
     print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"field {args.field}, classic, {args.boards} boards per pair, seed {SEED}")
     print("| mode | board pairs | wall s | board pairs/s | × first | machine CPU ms per board pair | DuckDB writes |")
@@ -148,10 +149,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="belote-arenabench-") as tmp:
         try:
             bots = field(args.field, Path(tmp))
-            for mode in modes:
+            for i, mode in enumerate(modes):
                 wall, played, write_s, cpu, rows = run_once(mode, bots, args.boards, Path(tmp))
                 rate = played / wall
-                first = first or rate
+                if i % (len(modes) // args.rounds) == 0:
+                    first = rate  # the ratio is to the round's first mode
                 if reference is None:
                     reference = rows
                 same = "" if rows == reference else "  RESULTS DIFFER"

@@ -54,12 +54,17 @@ def parse_args(extra=None) -> tuple[argparse.Namespace, list[str]]:
     return p.parse_known_args()
 
 
-def serve_servicer(servicer: bot_pb2_grpc.BotServiceServicer, listen: str, *, options=()) -> int:
-    """Serve a hand-written BotService servicer on ``listen`` as the SDK's ``serve`` does:
-    readiness line, stop on SIGTERM/SIGINT.  Returns the exit status (0)."""
+def serve_servicer(servicer: bot_pb2_grpc.BotServiceServicer | grpc.GenericRpcHandler, listen: str, *,
+                   options=()) -> int:
+    """Serve a hand-written BotService servicer (or a generic handler of its methods, for raw
+    bytes) on ``listen`` as the SDK's ``serve`` does: readiness line, stop on SIGTERM/SIGINT.
+    Returns the exit status (0)."""
     address = parse_listen(listen)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), options=list(options))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
+    if isinstance(servicer, grpc.GenericRpcHandler):
+        server.add_generic_rpc_handlers((servicer,))
+    else:
+        bot_pb2_grpc.add_BotServiceServicer_to_server(servicer, server)
     server.add_insecure_port(address.target)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -282,7 +282,10 @@ def test_the_board_seed_cannot_be_learnt(tmp_path):
     out = out_folder(tmp_path)
     bad = attack_entrant(tmp_path, "attack_seed", "--out", out, vendor_rules=True)
     good = entrant(tmp_path, "random")
-    config = MatchConfig(ruleset=rs, seed=SMALL_SEED, decision_ms=DECISION_MS, limits=Limits(writable=(str(out),)))
+    # its second deal's first decision re-deals thousands of seeds and walks the file system: on a
+    # loaded 2-core machine (one core's quota, shared) that can take longer than DECISION_MS, and a
+    # timeout would restart the process before it reports; the referee waits for it
+    config = MatchConfig(ruleset=rs, seed=SMALL_SEED, decision_ms=60_000, limits=Limits(writable=(str(out),)))
     boards = [make_board(SMALL_SEED, k, rs.seats) for k in range(2)]
     results = play_match(f"seed-{SMALL_SEED}", bad, good, boards, config,
                          permutations=lambda k: suit_permutation(SMALL_SEED, k))

@@ -15,15 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import threading
-from concurrent import futures
 
 import grpc
 
-from belote_arena_sdk import LISTEN_ENV, READY_PREFIX, SEED_ENV, parse_listen, pb
+from belote_arena_sdk import LISTEN_ENV, SEED_ENV, pb
 
-from trigger import Trigger, parse_args  # copied beside bot.py by the test kit
+from trigger import Trigger, parse_args, serve_servicer  # copied beside bot.py by the test kit
 
 
 def payload(kind: str, request: pb.DecideRequest) -> bytes:
@@ -83,19 +81,7 @@ def main() -> int:
         "DecideStream": grpc.stream_stream_rpc_method_handler(
             decide_stream, request_deserializer=pb.DecideStreamRequest.FromString, response_serializer=None),
     }
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("belote.bot.v1.BotService", handlers),))
-    address = parse_listen(args.listen)
-    server.add_insecure_port(address.target)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    server.start()
-    print(f"{READY_PREFIX} {address.target}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    server.stop(0.5).wait()
-    return 0
+    return serve_servicer(grpc.method_handlers_generic_handler("belote.bot.v1.BotService", handlers), args.listen)
 
 
 def _varint(n: int) -> bytes:
