@@ -35,7 +35,8 @@ on the match's own event loop.
 **Forced moves tell nothing (issue 19 item 4).**  A decision with exactly one
 legal action is played by the referee without a call (its time is recorded as
 0 ms), after a pause drawn from that seat's own recent answer times: the time
-before another bot's next request does not show whether a seat was asked.
+before another bot's next request does not show whether a seat was asked.  A
+seat's last card needs no pause: every seat knows it is forced.
 
 Bots are told nothing that contains or derives invertibly from the match's seed
 (issue 9): their match id, RNG seeds and deal numbers are HMACs keyed by it
@@ -414,7 +415,8 @@ class DuplicateMatch:
             if counted[seat.entrant.key] >= max_faults:  # forfeited: played unasked, at once
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             elif len(legal) == 1:  # forced: played unasked, after the pause the bot might have taken
-                await self._unasked_pause(seat)
+                if len(state.hand(seat_no)) > 1:  # a last card is forced for all to see: no pause
+                    await self._unasked_pause(seat)
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             else:
                 action, ms, kind, detail = await self._ask(seat, state, legal, deal_number)
