@@ -638,6 +638,11 @@ def tournament_run(
         if executor is None:
             executor = tour.local_executor(workers)
         where = executor.description
+        # no entrant plays two matches at once (issue 19): a field of n keeps n // 2 tables busy
+        at_once = 1 if exclusive_boards else max(1, len(t.entrants) // 2)
+        if at_once < executor.slots:
+            where += (" — 1 table at once here: --exclusive-boards" if exclusive_boards else
+                      f" — {at_once} at once here: {len(t.entrants)} entrants, none in two matches at once")
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),
