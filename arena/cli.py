@@ -34,8 +34,8 @@ from referee.records import printable
 from referee.sandbox import report as sandbox_report
 from referee.rules import RULESETS, RecordError, get_ruleset, replay as replay_record
 
-from .render import render_deal, show_table, table_fits
-from .schedule import new_seed
+from .report.render import render_deal, show_table, table_fits
+from .play.schedule import new_seed
 
 def _metavar(param) -> str:
     """The placeholder shown for a parameter, in one style: FILE, FOLDER, NAME, MATCH,
@@ -213,7 +213,7 @@ def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None =
     """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots."""
     from referee.sandbox import Limits
 
-    from .entrants import SandboxRefused, sandbox_limits
+    from .play.entrants import SandboxRefused, sandbox_limits
 
     limits = Limits(cpu_s=cpu_s, memory_mib=memory_mib, isolate=isolate)
     try:
@@ -352,9 +352,9 @@ def match(
     printed at the start and the seed itself at the end.
     """
     isolate = not no_isolate
-    from .matchview import MatchInterrupted, run_match
+    from .play.matchview import MatchInterrupted, run_match
 
-    from .entrants import resolve_entrant
+    from .play.entrants import resolve_entrant
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})", code=2)
@@ -426,7 +426,7 @@ def bots_check(
     isolate = not no_isolate
     from referee.manifest import load_manifest
 
-    from .bots import check_bot
+    from .play.bots import check_bot
 
     try:
         limits = _limits(0, 1024, isolate, [load_manifest(folder)])
@@ -452,7 +452,7 @@ def bots_submit(
     from referee.manifest import load_manifest
 
     from .store import StoreError
-    from .submit import SubmitError, check_store_outside, submit
+    from .play.submit import SubmitError, check_store_outside, submit
 
     try:
         check_store_outside(folder, db.parent / "bots")
@@ -542,9 +542,9 @@ def tournament_run(
     once; the blocks in flight are played again on resume.
     """
     isolate = not no_isolate
-    from . import tournament as tour
+    from .play import tournament as tour
     from .store import RunLock, StoreError
-    from .submit import SubmitError, submit
+    from .play.submit import SubmitError, submit
 
     from referee.manifest import load_manifest
 
@@ -619,7 +619,7 @@ def tournament_run(
         console.print(sandbox_report(limits), style="dim", highlight=False)
         executor = None
         if cluster is not None:
-            from .cluster import ClusterError, DaskExecutor
+            from .play.cluster import ClusterError, DaskExecutor
 
             try:
                 executor = DaskExecutor(cluster, store)
@@ -735,9 +735,9 @@ def _seed_words(t) -> str:
 
 
 def _tournament_json(t) -> dict:
-    """A tournament as JSON (:func:`arena.reports.tournament_json`): the seed (decimal
+    """A tournament as JSON (:func:`arena.report.tables.tournament_json`): the seed (decimal
     text) only once it may be shown, else null."""
-    from .reports import tournament_json
+    from .report.tables import tournament_json
 
     return tournament_json(t)
 
@@ -878,7 +878,7 @@ def ratings(
     its tournaments with the same §6.4 options (contree doubles the stakes, so its
     margins are not comparable), unless --any-options.
     """
-    from . import reports
+    from .report import tables as reports
 
     given = _parse_options(option)
     if tournament is not None and (given or any_options):
@@ -1012,7 +1012,7 @@ def _has_table(store, name: str) -> bool:
 
 def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
     """Per pair: board W/D/L, mean margin with its interval, and the Elo difference from the fit."""
-    from .reports import head_to_head_json
+    from .report.tables import head_to_head_json
 
     if as_json:
         print(json.dumps(head_to_head_json(table, fit_table)))
@@ -1090,8 +1090,8 @@ def plan(
     From the spread of board-pair scores (and of duplicate margins) on stored
     results; without stored results, from a stated default (10% draws).
     """
-    from . import reports
-    from .sprt import SprtSettings, simulate
+    from .report import tables as reports
+    from .stats.sprt import SprtSettings, simulate
 
     if not elo > 0:
         raise fail(f"--elo must be above 0, got {elo:g}", code=2)
@@ -1158,10 +1158,10 @@ def sprt(
     isolate = not no_isolate
     from referee.manifest import load_manifest
 
-    from . import sprt as sp
-    from . import tournament as tour
+    from .stats import sprt as sp
+    from .play import tournament as tour
     from .store import StoreError
-    from .submit import SubmitError, submit
+    from .play.submit import SubmitError, submit
 
     settings = sp.SprtSettings(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_boards=max_boards)
     try:
@@ -1301,7 +1301,7 @@ def matches(
     finally:
         store.close()
     if as_json:
-        from .reports import match_json
+        from .report.tables import match_json
 
         print(json.dumps([match_json(r) for r in rows]))
         return
@@ -1330,7 +1330,7 @@ def log(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Replay a match's boards at both tables: hands, bids, declarations, tricks, scores."""
-    from .boardview import in_board_suits
+    from .report.boardview import in_board_suits
     from .store import StoreError
 
     store = open_store(db, read_only=True)
@@ -1413,7 +1413,7 @@ def export(
     """
     from .store import StoreError
 
-    from .reports import export_derived
+    from .report.tables import export_derived
 
     store = open_store(db, read_only=True)
     try:
@@ -1465,7 +1465,7 @@ def serve(
 
 
 def main() -> None:  # pragma: no cover - console entry point
-    from .malloc import few_malloc_arenas
+    from .play.malloc import few_malloc_arenas
 
     few_malloc_arenas()  # memory flat in the length of a run (before any thread starts)
     signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -180,7 +180,7 @@ CREATE TABLE IF NOT EXISTS faults (
     detail   VARCHAR NOT NULL
 );
 
--- One sequential probability ratio test between two entrants (arena sprt, arena/sprt.py).
+-- One sequential probability ratio test between two entrants (arena sprt, arena/stats/sprt.py).
 -- Its board pairs are those of the tournament of the same name (two entrants, one match).
 CREATE TABLE IF NOT EXISTS sprt_tests (
     name               VARCHAR PRIMARY KEY,

@@ -9,7 +9,7 @@ conventions are documented there). A :class:`Store` wraps one connection:
   decimal text) is secret unless it was given by hand; :class:`Tournament` shows it
   (:attr:`Tournament.public_seed`) and :meth:`Store.export` writes it, and the
   ``boards`` it deals, only once the tournament is complete. Its commitment
-  (``arena.schedule.seed_commitment``) is public from the start.
+  (``arena.play.schedule.seed_commitment``) is public from the start.
 - **Schema versions**: an older database is upgraded when it is opened for
   writing: version 1 (``BIGINT`` seeds) to 2 (:func:`_upgrade_1_to_2`), 2 to 3
   (``board_pairs.outcome_a``, :func:`_upgrade_2_to_3`). The views of
@@ -74,7 +74,7 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random_ex
 from referee.records import BoardPairResult, Decision, Fault, TableResult
 from referee.rules import RULESETS, Board, Card, DealOutcome, RecordError, Ruleset, get_ruleset, parse_record
 
-from .schedule import seed_commitment
+from .play.schedule import seed_commitment
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -114,7 +114,7 @@ TABLES: tuple[str, ...] = (
 
 #: How long an open waits for another process to let go of the database file, seconds:
 #: (readers, writers). A tournament run holds it for one batch write at a time
-#: (tens of ms, every ``arena.tournament.FLUSH_S``); a reader for one command.
+#: (tens of ms, every ``arena.play.tournament.FLUSH_S``); a reader for one command.
 LOCK_WAIT_S = (15.0, 120.0)
 
 #: A writer checkpoints the database (moves its write-ahead log into the file) after a write
@@ -529,7 +529,7 @@ class SlowDecision:
 
 @dataclass(frozen=True, eq=False)
 class BoardPairRows:
-    """Board-pair results as columns, for ratings (``arena.ratings.tally_arrays``).
+    """Board-pair results as columns, for ratings (``arena.stats.ratings.tally_arrays``).
 
     Attributes:
         entrants: the entrant keys that appear, sorted; ``a`` and ``b`` index it.
@@ -909,11 +909,11 @@ class Store:
             ruleset_name: ``classic``, ``strict``, ``all-trumps`` or ``two-player``.
             options: the resolved ruleset options (``Ruleset.options()``), JSON-able.
             seed: the tournament seed, an integer with ``|seed| < 2**256``
-                (``arena.schedule.new_seed`` for a secret one).
+                (``arena.play.schedule.new_seed`` for a secret one).
             boards: boards per pair, ≥ 1.
             secret: the seed is secret (drawn at random): shown only once the tournament
                 is complete. ``False`` for a seed given by hand. Its commitment
-                (``arena.schedule.seed_commitment``) is stored either way.
+                (``arena.play.schedule.seed_commitment``) is stored either way.
             entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
                 order (the order decides who is A in each pair); more can be
                 added later with :meth:`add_entrants`.
@@ -1320,7 +1320,7 @@ class Store:
 
     def done_keys(self, tournament: str) -> set[tuple[str, str, int]]:
         """The ``(a, b, board)`` of every stored board pair: the ``done_keys`` of
-        ``arena.schedule.missing`` (``BoardPair.key``)."""
+        ``arena.play.schedule.missing`` (``BoardPair.key``)."""
         rows = self._query(
             "SELECT m.entrant_a, m.entrant_b, p.board FROM board_pairs p JOIN matches m USING (match_id) "
             "WHERE m.tournament = ?",

@@ -1,4 +1,4 @@
-"""Tests for arena.ratings: Bradley–Terry Elo over board pairs."""
+"""Tests for arena.stats.ratings: Bradley–Terry Elo over board pairs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
-from arena.ratings import (
+from arena.stats.ratings import (
     ELO_PER_NATURAL_UNIT,
     board_pair_outcome,
     fit,

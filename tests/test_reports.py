@@ -1,4 +1,4 @@
-"""Tests for arena.reports and `arena ratings` / `arena plan`: field scores
+"""Tests for arena.report.tables and `arena ratings` / `arena plan`: field scores
 (duplicate, RULES.md §8: every pair plays the same boards), rating groups,
 history and the sample-size planner."""
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from arena import reports
+from arena.report import tables as reports
 from arena.cli import app
 from arena.store import Store, match_id
 

@@ -1,4 +1,4 @@
-"""Tests for arena.schedule: the duplicate round robin (RULES.md §8)."""
+"""Tests for arena.play.schedule: the duplicate round robin (RULES.md §8)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.schedule import (
+from arena.play.schedule import (
     SECRET_SEED_BITS,
     SUITS,
     BoardPair,
@@ -300,7 +300,7 @@ def test_bad_seed_arguments() -> None:
 
 # ---------------------------------------------------------------- issue 12: lazy schedule
 def test_iter_schedule_is_the_schedule_one_job_at_a_time():
-    from arena.schedule import iter_schedule
+    from arena.play.schedule import iter_schedule
 
     entrants = ["a", "b", "c", "d", "e"]
     assert list(iter_schedule(entrants, 7, 42)) == schedule(entrants, 7, 42)
@@ -312,7 +312,7 @@ def test_a_million_board_pairs_need_no_memory_up_front():
     import itertools
     import tracemalloc
 
-    from arena.schedule import iter_schedule
+    from arena.play.schedule import iter_schedule
 
     entrants = [f"bot{i}@1" for i in range(50)]
     tracemalloc.start()
@@ -329,7 +329,7 @@ def test_a_million_board_pairs_need_no_memory_up_front():
 
 
 def test_match_order_is_the_order_of_board_0():
-    from arena.schedule import match_order
+    from arena.play.schedule import match_order
 
     entrants = ["a", "b", "c", "d", "e", "f"]
     assert match_order(entrants) == [(j.a, j.b) for j in schedule(entrants, 1, 3)]

@@ -1,4 +1,4 @@
-"""Tests for arena.sprt: the sequential test on duplicate board pairs (RULES.md §8)."""
+"""Tests for arena.stats.sprt: the sequential test on duplicate board pairs (RULES.md §8)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import sprt as sp
+from arena.stats import sprt as sp
 from arena.store import Store, match_id
 
 ROOT = Path(__file__).resolve().parent.parent

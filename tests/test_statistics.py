@@ -1,6 +1,6 @@
 """Statistics tests: do the ratings' 95% intervals and LOS mean what they say?
 
-Seeded simulations of fields with known strengths (:mod:`arena.simulate`):
+Seeded simulations of fields with known strengths (:mod:`arena.stats.simulate`):
 every entrant plays every other ``per_pair`` board pairs (RULES.md §8, the
 board pair is the unit). Deterministic (fixed seeds), bounded (a few seconds
 each), and run by ``make test``; the full grid with more repetitions is
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from arena.ratings import fit_model
-from arena.simulate import coverage, play_pair
+from arena.stats.ratings import fit_model
+from arena.stats.simulate import coverage, play_pair
 
 pytestmark = pytest.mark.statistics
 

@@ -21,8 +21,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import arena.store as store_module
-from arena.ratings import board_pair_outcome, tally, tally_arrays
-from arena.schedule import missing, new_seed, schedule, seed_commitment
+from arena.stats.ratings import board_pair_outcome, tally, tally_arrays
+from arena.play.schedule import missing, new_seed, schedule, seed_commitment
 from arena.store import (
     TABLES,
     BoardPairRows,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from arena import entrants
+from arena.play import entrants
 from arena.store import Store, entrant_key, match_id
 from referee.manifest import content_hash
 from tests.referee import conftest as referee_conftest

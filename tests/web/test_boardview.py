@@ -1,4 +1,4 @@
-"""arena.boardview on hand-checked deals (tests/data/cases): what the replay viewer shows."""
+"""arena.report.boardview on hand-checked deals (tests/data/cases): what the replay viewer shows."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.boardview import in_board_suits, relabel_action_json, table_view
+from arena.report.boardview import in_board_suits, relabel_action_json, table_view
 from referee.records import TableResult
 from referee.rules import DealRecord, action_from_json, parse_record, relabel, replay
 

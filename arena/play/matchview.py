@@ -19,7 +19,7 @@ from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
 from .entrants import distinct, resolve_entrant
-from .render import show_table
+from ..report.render import show_table
 from .schedule import new_seed, seed_commitment, suit_permutation
 
 
@@ -37,7 +37,7 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     """Play and print a duplicate match; returns the board pairs.
 
     ``seed`` deals the boards (``make_board(seed, k)``); ``None`` draws a secret one
-    (:func:`arena.schedule.new_seed`): its commitment is printed before play and the
+    (:func:`arena.play.schedule.new_seed`): its commitment is printed before play and the
     seed itself once the bots are stopped (also after an interruption). Bots are told
     neither (``referee.secret``).
 

@@ -6,7 +6,7 @@ statistics tests (``tests/test_statistics.py``) and the benchmark
 
 **Truth.** Entrant *i* has a true Elo ``R_i``; on a board pair against *j*
 its expected score is the Elo formula ``s = 1 / (1 + 10^((R_j − R_i)/400))``
-(Bradley–Terry, as :mod:`arena.ratings` assumes). A board pair is drawn
+(Bradley–Terry, as :mod:`arena.stats.ratings` assumes). A board pair is drawn
 with probability ``δ·4·s·(1 − s)`` (δ between equals, fewer between
 unequal entrants) and otherwise won with probability ``s − draw/2``, so the
 expected score stays ``s`` and every probability stays in 0..1 for δ ≤ 0.5.
@@ -55,7 +55,7 @@ def play_field(true_elo: NDArray[np.float64], per_pair: int, draw_rate: float,
     """A complete round robin, ``per_pair`` board pairs per pair.
 
     Returns:
-        ``(wins, draws)`` as :func:`arena.ratings.fit_model` takes them:
+        ``(wins, draws)`` as :func:`arena.stats.ratings.fit_model` takes them:
         float (n, n) with draws as half wins, and int (n, n) symmetric.
     """
     n = len(true_elo)
@@ -104,7 +104,7 @@ def coverage(fit: Callable, entrants: int, spread: float, draw_rate: float, per_
 
     Args:
         fit: ``fit(names, wins, draws=...) -> RatingFit`` (e.g.
-            :func:`arena.ratings.fit_model`, or an older version's).
+            :func:`arena.stats.ratings.fit_model`, or an older version's).
         entrants, spread, draw_rate, per_pair: the cell.
         reps: fields simulated.
         seed: the numpy seed.

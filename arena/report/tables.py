@@ -9,8 +9,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from .ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
-from .store import BoardPairRows, MatchSummary, Tournament
+from ..stats.ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
+from ..store import BoardPairRows, MatchSummary, Tournament
 
 
 @dataclass(frozen=True)
@@ -341,7 +341,7 @@ def plan(rows: BoardPairRows | None, elo: float, alpha: float = 0.05, power: flo
     W/D/L: ``n = ((z_{1−α/2} + z_power)·σ_s / Δs)²``, Δs = s(elo) − ½ the
     score difference an ``elo`` advantage makes, σ_s the standard deviation
     of one board pair's score between near-equal bots, ``√(¼ − δ/4)`` (the
-    draw model of :mod:`arena.ratings`), δ the share of stored board pairs
+    draw model of :mod:`arena.stats.ratings`), δ the share of stored board pairs
     drawn or, without any, ``default_draw_rate``.
 
     Margins (only with stored results of at least two pairs): the same

@@ -11,7 +11,7 @@ from referee.manifest import check_size, load_manifest
 from referee.sandbox import Limits
 
 from .bots import check_bot, content_hash, freeze, remove_copy
-from .store import Bot, Store
+from ..store import Bot, Store
 
 
 class SubmitError(ValueError):

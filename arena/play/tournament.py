@@ -2,9 +2,9 @@
 
 Every pair of entrants plays the same boards (board *k* of a tournament is
 ``make_board(seed, k)``), each at two tables with seats swapped and table 2's
-suits renamed by :func:`arena.schedule.suit_permutation` (RULES.md §8).  A
+suits renamed by :func:`arena.play.schedule.suit_permutation` (RULES.md §8).  A
 match (one pair: the boards of it still to play) is a unit of work played by one
-referee with its own bot processes, on an executor (:mod:`arena.executors`:
+referee with its own bot processes, on an executor (:mod:`arena.play.executors`:
 a thread here, worker processes, or a Dask cluster); each finished board pair
 comes back to the single writer (this thread), which stores it in one
 transaction per batch.  A rerun plays only what is missing: new pairs after new
@@ -14,7 +14,7 @@ A match is never cut into runs played at once: an entrant's forfeit of the rest
 of a match depends on its faults at every earlier block, so results would then
 depend on the cut (and on the number of workers).  A match is played in blocks of
 boards, one table at a time (:mod:`referee.match`), and no entrant plays two
-matches at once (:class:`arena.executors.Dispatcher`): an entrant's processes never
+matches at once (:class:`arena.play.executors.Dispatcher`): an entrant's processes never
 hold both sides of one board at the same time (issue 19).
 
 Nothing is made up front in proportion to the board pairs: units are made one
@@ -41,12 +41,12 @@ from referee.rules.ruleset import TieRule
 from .executors import Dispatcher, Executor, Unit, Work, local_executor
 from .malloc import trim_memory
 from .schedule import match_order
-from .store import RunLock, Store, match_id
+from ..store import RunLock, Store, match_id
 
 
 #: Finished board pairs are written together at most this often, seconds (each batch one transaction).
 FLUSH_S = 0.5
-#: The writer gives freed memory back to the system this often, seconds (:func:`arena.malloc.trim_memory`).
+#: The writer gives freed memory back to the system this often, seconds (:func:`arena.play.malloc.trim_memory`).
 TRIM_S = 5.0
 
 
@@ -83,7 +83,7 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
     """The units of work of a run, made one at a time: each match's boards from the first
     block not wholly stored (its stored boards are played again and skipped by the store:
     a block is played whole, :mod:`referee.match`), in the schedule's order of matches
-    (:func:`arena.schedule.match_order`), with the litige pots and the entrants' fault
+    (:func:`arena.play.schedule.match_order`), with the litige pots and the entrants' fault
     counts the boards before it leave.  Results do not depend on where or when a unit is
     played: bots reseed per deal.  A match's ``matches`` row is created when its unit is made.
     """
@@ -122,13 +122,13 @@ def run(
 
     Args:
         workers: tables played at once: 1 in a thread of this process, more in ⌈N/2⌉
-            worker processes, two tables each (:func:`arena.executors.local_executor`).
+            worker processes, two tables each (:func:`arena.play.executors.local_executor`).
         on_progress: called as ``on_progress(done, total)`` after each stored batch.
         stop: set it (e.g. on Ctrl-C) to stop at once: the blocks in flight are dropped
             (a rerun plays them again).
         limits: the bots' sandbox (default :class:`referee.botproc.Limits`).
         executor: where to play (default ``local_executor(workers)``; a
-            :class:`arena.cluster.DaskExecutor` for a cluster); closed here.
+            :class:`arena.play.cluster.DaskExecutor` for a cluster); closed here.
         exclusive_boards: one match at a time, so that no two tables of one board are ever
             played at once, whoever sits there (finals: against collusion between entrants);
             the results are the same.

@@ -26,7 +26,7 @@ so its elo0/elo1 could not mean the Elo of the ratings table.
 ``LLR ≤ log(β/(1 − α))``.
 
 **Estimate.** The Elo difference after the test with its 95% interval, from
-:func:`arena.ratings.fit_model` on the two entrants (same prior and draw
+:func:`arena.stats.ratings.fit_model` on the two entrants (same prior and draw
 model as the ratings). A sequential test stops when the results lean far, so
 this estimate is biased away from the bound it crossed; read it as a
 description, the decision is the test's result.
@@ -151,7 +151,7 @@ def fixed_sample_size(elo0: float, elo1: float, alpha: float, beta: float, draw_
 
     One-sided z-test of the mean score: ``n = ((z_{1−α} + z_{1−β})·σ / (s1 − s0))²``
     with σ² the score variance per board pair midway, ``s(1−s) − δ/4``
-    (δ the draw rate; :mod:`arena.ratings`, *Error bars*).
+    (δ the draw rate; :mod:`arena.stats.ratings`, *Error bars*).
     """
     s0, s1 = float(elo_to_score(elo0)), float(elo_to_score(elo1))
     s = (s0 + s1) / 2.0
@@ -208,7 +208,7 @@ class SprtState:
 
 
 def estimate(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
-    """A − B in Elo with its 95% interval from a two-entrant fit (:mod:`arena.ratings`)."""
+    """A − B in Elo with its 95% interval from a two-entrant fit (:mod:`arena.stats.ratings`)."""
     if wins + draws + losses == 0:
         return math.nan, math.nan, math.nan
     w = np.array([[0.0, wins + draws / 2.0], [losses + draws / 2.0, 0.0]])
@@ -267,7 +267,7 @@ class SimResult:
 
 
 def simulate(true_elo: float, draw_rate: float, settings: SprtSettings, reps: int, seed: int) -> SimResult:
-    """Run ``reps`` tests on simulated board pairs (:mod:`arena.simulate`) with
+    """Run ``reps`` tests on simulated board pairs (:mod:`arena.stats.simulate`) with
     A truly ``true_elo`` stronger; vectorised over the tests still running,
     a block of board pairs at a time."""
     rng = np.random.default_rng(seed)
@@ -331,7 +331,7 @@ def save(store, name: str, a: str, b: str, settings: SprtSettings, state: SprtSt
 
 def scores_in_order(store, tournament: str, a: str) -> NDArray[np.float64]:
     """A's board-pair scores in the tournament, in board order (the order played by one worker)."""
-    from .reports import scores
+    from ..report.tables import scores
 
     rows = store.board_pair_results(tournament=tournament)
     if not len(rows):
@@ -348,7 +348,7 @@ def run_test(store, name: str, a: str, b: str, settings: SprtSettings, play: Cal
 
     Args:
         play: ``play(on_progress, stop)`` runs the tournament (e.g.
-            :func:`arena.tournament.run` with those two arguments), calling
+            :func:`arena.play.tournament.run` with those two arguments), calling
             ``on_progress(done, total)`` after stored board pairs and
             stopping after those in flight once ``stop`` is set.
         on_update: called with the state and the board pairs stored, after

@@ -65,7 +65,7 @@ def _transport(client: BotClient) -> str:
 
 
 #: The sample bot the conformance check plays against (it takes often, so deals reach the play).
-OPPONENT = Path(__file__).resolve().parent.parent / "sample_bots" / "random"
+OPPONENT = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
 
 
 def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
@@ -138,7 +138,7 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
     """Copy the bot folder to ``store_root/NAME/VERSION/HASH`` (HASH: the first 16 hex digits
     of its content hash ``digest``) and make the copy read-only (files 0444, folders 0555,
     owned by the arena's user); return ``(copy, made now)``.  ``store_root`` must not be
-    inside ``folder`` (:func:`arena.submit.submit` refuses that first).
+    inside ``folder`` (:func:`arena.play.submit.submit` refuses that first).
 
     The folder is named by its content, so a copy is never replaced by other files: two
     databases beside each other share ``store_root``, and the same name and version with

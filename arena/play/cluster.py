@@ -1,10 +1,10 @@
 """Playing a tournament on a Dask cluster (``arena tournament run NAME --cluster ADDRESS``).
 
 The arena stays the only writer of DuckDB; Dask (``dask.distributed``) carries the
-units of work (:class:`arena.executors.Unit`: a match, the boards of it still to
+units of work (:class:`arena.play.executors.Unit`: a match, the boards of it still to
 play) to its workers, and their board pairs back one by one through a Dask queue.
 A worker plays a unit exactly as the arena's own workers do
-(:func:`arena.executors.play_unit`): it starts the bots **locally**, in the same
+(:func:`arena.play.executors.play_unit`): it starts the bots **locally**, in the same
 sandbox (:mod:`referee.sandbox`; each worker machine needs it, as ``arena sandbox``
 checks), decisions never leave the machine.
 
@@ -17,7 +17,7 @@ checks), decisions never leave the machine.
   worker (up to its ``allowed-failures``, 3 by default); the store skips a board pair
   already stored (a unit played again).
 * **No entrant in two units at once**: units are handed out by the arena's
-  :class:`arena.executors.Dispatcher`, as on a local executor (issue 19 item 1).
+  :class:`arena.play.executors.Dispatcher`, as on a local executor (issue 19 item 1).
 * **Ctrl-C** sets a Dask ``Event`` that running units read before each board of a table.
 
 ``local:N`` starts a ``LocalCluster`` of N worker processes (one thread each) on this
@@ -119,7 +119,7 @@ def _cluster_unit(work: Work, unit: Unit, archive_a: BotArchive, archive_b: BotA
 
 
 class DaskExecutor:
-    """An :class:`arena.executors.Executor` on a Dask cluster.
+    """An :class:`arena.play.executors.Executor` on a Dask cluster.
 
     Args:
         address: the scheduler, ``tcp://HOST:8786`` (any address ``distributed.Client``

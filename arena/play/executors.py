@@ -3,14 +3,14 @@
 A **unit** is a match (the boards of it still to play), played by one referee
 with its own bot processes, block by block and one table at a time
 (:mod:`referee.match`); each finished board pair goes back to the one writer, the
-arena (:func:`arena.tournament.run`), which alone writes DuckDB.  Three executors:
+arena (:func:`arena.play.tournament.run`), which alone writes DuckDB.  Three executors:
 
 * :class:`ThreadExecutor` — a thread of the arena's own process (``--workers 1``);
 * :class:`ProcessExecutor` — worker processes of this machine (``--workers N``,
   N ≥ 2: N tables at once, one per process), started with the ``spawn`` method:
   each referee has an interpreter of its own, so tables run on every core instead
   of sharing one interpreter's lock;
-* :class:`arena.cluster.DaskExecutor` — Dask workers, here or on other machines
+* :class:`arena.play.cluster.DaskExecutor` — Dask workers, here or on other machines
   (``--cluster``).
 
 **No entrant is in two units at once** (:class:`Dispatcher`, issue 19 item 1): every
