@@ -20,9 +20,9 @@ from arena.play.schedule import (
     pair_index,
     pairs,
     schedule,
-    seed_commitment,
     suit_permutation,
 )
+from arena.store import seed_commitment
 
 entrant_lists = st.lists(
     st.text(alphabet="abcdefgh_-.0123456789", min_size=1, max_size=6),

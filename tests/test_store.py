@@ -20,9 +20,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-import arena.store as store_module
+import arena.store.writer as store_module
 from arena.stats.ratings import board_pair_outcome, tally, tally_arrays
-from arena.play.schedule import missing, new_seed, schedule, seed_commitment
+from arena.play.schedule import missing, new_seed, schedule
 from arena.store import (
     TABLES,
     BoardPairRows,
@@ -33,6 +33,7 @@ from arena.store import (
     action_value,
     entrant_key,
     match_id,
+    seed_commitment,
     split_entrant,
 )
 from referee.records import BoardPairResult, Decision, Fault, FaultKind, TableResult
@@ -237,8 +238,8 @@ def test_unusable_paths(tmp_path):
 
 
 _OPEN_IN_CHILD = (
-    "import sys, arena.store as st\n"
-    "st.LOCK_WAIT_S = (float(sys.argv[2]), float(sys.argv[2]))\n"
+    "import sys, arena.store as st, arena.store.connection as connection\n"
+    "connection.LOCK_WAIT_S = (float(sys.argv[2]), float(sys.argv[2]))\n"
     "try:\n    st.Store.open(sys.argv[1], read_only=True).close(); print('opened')\n"
     "except st.StoreError as e:\n    print(e)\n"
 )

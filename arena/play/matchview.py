@@ -18,9 +18,10 @@ from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
-from .entrants import distinct, resolve_entrant
 from ..report.render import show_table
-from .schedule import new_seed, seed_commitment, suit_permutation
+from ..store import seed_commitment
+from .entrants import distinct, resolve_entrant
+from .schedule import new_seed, suit_permutation
 
 
 def percentile(values: Sequence[float], q: float) -> float:

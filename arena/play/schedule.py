@@ -26,7 +26,8 @@ tournament seed, through SHA-256 with a separate domain tag per use
 ``referee.secret``). hashlib is stable across Python versions and platforms,
 unlike ``random`` and ``hash()``. A new tournament's seed is secret,
 :func:`new_seed` (256 bits from the operating system); what is published until
-the tournament is complete is :func:`seed_commitment`.
+the tournament is complete is its commitment, ``arena.store.seed_commitment``
+(a stored column).
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ __all__ = [
     "pair_index",
     "pairs",
     "schedule",
-    "seed_commitment",
     "suit_permutation",
 ]
 
@@ -384,19 +384,3 @@ def new_seed() -> int:
     """A new secret tournament seed: :data:`SECRET_SEED_BITS` (256) random bits from the
     operating system (``secrets.randbits``), an int in 0 … 2²⁵⁶−1."""
     return secrets.randbits(SECRET_SEED_BITS)
-
-
-def seed_commitment(seed: int) -> str:
-    """The commitment published for a tournament seed before it is revealed: the SHA-256
-    of the seed's decimal digits in ASCII (a ``-`` first if negative; no newline, no
-    padding), as 64 lowercase hex digits. Anyone verifies a revealed seed with
-    ``printf '%s' SEED | sha256sum``.
-
-    It hides a secret seed (256 random bits cannot be searched) and binds it: no other
-    seed has the same commitment. A small seed given by hand is found by trying seeds.
-
-    Raises:
-        ValueError: ``seed`` is not an int.
-    """
-    _check_int("seed", seed)
-    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()

@@ -297,7 +297,7 @@ def simulate(true_elo: float, draw_rate: float, settings: SprtSettings, reps: in
 
 
 # --------------------------------------------------------------------------
-# Storage (table sprt_tests, arena/schema.sql)
+# Storage (table sprt_tests, arena/store/schema.sql)
 # --------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
--- Belote Arena views (DuckDB), made by arena/store.py after arena/schema.sql and
+-- Belote Arena views (DuckDB), made by arena/store/schema.py after arena/store/schema.sql and
 -- any upgrade, on every open for writing (CREATE OR REPLACE: idempotent).
 -- Words and units as in schema.sql.
 

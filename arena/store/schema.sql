@@ -1,4 +1,4 @@
--- Belote Arena storage schema (DuckDB). arena/store.py applies it on every open;
+-- Belote Arena storage schema (DuckDB). arena/store/schema.py applies it on every open;
 -- every statement is idempotent (CREATE ... IF NOT EXISTS).
 --
 -- Words are those of RULES.md §1. Units: points are game points; ms are
@@ -22,8 +22,8 @@
 -- with its matches row; foreign-key checks there cost a third of the write time.
 
 -- Version 2: tournaments.seed is text (256-bit seeds), with seed_secret and commitment.
--- Version 3: board_pairs.outcome_a; the views of arena/views.sql.
--- arena/store.py upgrades an older database when it opens it for writing.
+-- Version 3: board_pairs.outcome_a; the views of arena/store/views.sql.
+-- arena/store/schema.py upgrades an older database when it opens it for writing.
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
 );
