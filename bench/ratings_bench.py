@@ -2,7 +2,7 @@
 
 Generates synthetic board-pair results (seeded numpy RNG, known Elo strengths,
 10% draws), then times, on the ``(a, b, score_a)`` rows a store would return:
-aggregation (:func:`arena.stats.ratings.tally`), the Bradley–Terry fit and the
+aggregation (:func:`arena.stats.tally.tally`), the Bradley–Terry fit and the
 covariance / 95% intervals (:func:`arena.stats.ratings.fit_model`). Prints seconds;
 writes nothing.
 
@@ -19,7 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.stats.ratings import fit_model, tally  # noqa: E402
+from arena.stats.ratings import fit_model  # noqa: E402
+from arena.stats.tally import tally  # noqa: E402
 
 N_ENTRANTS = 50
 N_BOARD_PAIRS = 1_000_000

@@ -38,9 +38,13 @@ GRID = list(itertools.product((3, 8, 20), (0.0, 200.0, 400.0), (0.0, 0.3), (20, 
 
 
 def fit_at(rev: str):
-    """``fit_model`` of arena/stats/ratings.py at git revision ``rev``."""
-    text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:arena/stats/ratings.py"], check=True,
-                          capture_output=True, text=True).stdout
+    """``fit_model`` of arena/stats/ratings.py (before the arena's parts, arena/ratings.py) at git revision ``rev``."""
+    for where in ("arena/stats/ratings.py", "arena/ratings.py"):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{where}"], capture_output=True, text=True)
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    text = shown.stdout
     path = Path(tempfile.mkdtemp()) / "ratings_before.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("ratings_before", path)

@@ -11,16 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
+from arena.stats.head_to_head import head_to_head
 from arena.stats.ratings import (
     ELO_PER_NATURAL_UNIT,
-    board_pair_outcome,
     fit,
     fit_model,
-    head_to_head,
     prior_matrix,
-    tally,
-    tally_arrays,
 )
+from arena.stats.tally import board_pair_outcome, tally, tally_arrays
 
 Z95 = 1.959963984540054
 

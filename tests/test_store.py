@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import arena.store.writer as store_module
-from arena.stats.ratings import board_pair_outcome, tally, tally_arrays
+from arena.stats.tally import board_pair_outcome, tally, tally_arrays
 from arena.play.schedule import missing, new_seed, schedule
 from arena.store import (
     TABLES,

@@ -9,7 +9,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from ..stats.ratings import HeadToHead, RatingFit, fit_model, head_to_head, tally_arrays
+from ..stats.head_to_head import HeadToHead, head_to_head
+from ..stats.ratings import RatingFit, fit_model
+from ..stats.tally import scores, tally_arrays
 from ..store import BoardPairRows, MatchSummary, Tournament
 
 
@@ -24,14 +26,6 @@ class RatingTable:
     order: list[int]
     los_next: list[float | None]
     diff_next: list[tuple[float, float, float] | None]
-
-
-def scores(rows: BoardPairRows) -> np.ndarray:
-    """A's score per board pair (1 win, 0.5 draw, 0 loss; a forfeit loses, RULES.md §8), vectorised."""
-    s = np.where(rows.margin > 0, 1.0, np.where(rows.margin < 0, 0.0, 0.5))
-    s = np.where(rows.forfeit_a & ~rows.forfeit_b, 0.0, s)
-    s = np.where(rows.forfeit_b & ~rows.forfeit_a, 1.0, s)
-    return np.where(rows.forfeit_a & rows.forfeit_b, 0.5, s)
 
 
 def rating_table(rows: BoardPairRows) -> RatingTable | None:

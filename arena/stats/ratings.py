@@ -5,12 +5,8 @@ one of BayesElo and Ordo (FIELD-NOTES.md, "Ratings"): aggregate every result
 into a wins matrix, fit all ratings at once by maximum likelihood, and take
 the error bars from the curvature of the log-likelihood.
 
-**The unit is the board pair** (RULES.md §8, *Duplicate*): one board played
-at both tables of a duplicate match is one game. It is won by the entrant
-with the larger duplicate margin, drawn on an equal margin, and lost by an
-entrant that forfeited it (both forfeited: a draw); see
-:func:`board_pair_outcome`. Ratings scored per deal or per board are not
-comparable with these and must never be mixed into one list.
+The unit is the board pair: :mod:`arena.stats.tally` turns board pairs into the
+wins matrix fitted here.
 
 **Model.** Bradley–Terry (Bradley & Terry 1952): entrant *i* scores against
 *j* with probability ``p_ij = 1 / (1 + exp(θ_j − θ_i))``; a draw counts as
@@ -80,29 +76,22 @@ single LOS of 0.9 as suggestive, not decisive.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
 import choix
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special, stats
+from scipy import optimize, special
 from scipy.sparse.csgraph import connected_components
 
 __all__ = [
     "ELO_PER_NATURAL_UNIT",
-    "HeadToHead",
     "Rating",
     "RatingFit",
-    "Tally",
-    "board_pair_outcome",
     "fit",
     "prior_matrix",
     "fit_model",
-    "head_to_head",
-    "tally",
-    "tally_arrays",
 ]
 
 #: Elo points per natural-log unit of Bradley–Terry strength: 400 / ln 10.
@@ -110,184 +99,6 @@ ELO_PER_NATURAL_UNIT: float = 400.0 / math.log(10.0)
 
 #: Two-sided 95% normal quantile, Φ⁻¹(0.975).
 _Z95: float = float(special.ndtri(0.975))
-
-#: Allowed scores of one board pair, for the entrant listed first.
-_SCORES = (0.0, 0.5, 1.0)
-
-
-# --------------------------------------------------------------------------
-# One board pair
-# --------------------------------------------------------------------------
-
-
-def board_pair_outcome(margin_a: int, forfeit_a: bool, forfeit_b: bool) -> float:
-    """Score of entrant A on one board pair (RULES.md §8, *Duplicate*).
-
-    Args:
-        margin_a: A's duplicate margin on the board, in game points:
-            (A's points at both tables) − (B's points at both tables).
-        forfeit_a: A forfeited the board at either table.
-        forfeit_b: B forfeited the board at either table.
-
-    Returns:
-        1.0 if A won the board pair, 0.5 for a draw, 0.0 if A lost. A forfeit
-        loses regardless of the margin; if both entrants forfeited it is a
-        draw. Otherwise the sign of the margin decides.
-    """
-    if forfeit_a and forfeit_b:
-        return 0.5
-    if forfeit_a:
-        return 0.0
-    if forfeit_b:
-        return 1.0
-    if margin_a > 0:
-        return 1.0
-    if margin_a < 0:
-        return 0.0
-    return 0.5
-
-
-# --------------------------------------------------------------------------
-# Aggregation
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Tally:
-    """Board-pair results aggregated per ordered pair of entrants.
-
-    Attributes:
-        wins: float array of shape (n, n); ``wins[i, j]`` = board pairs won by
-            *i* against *j*, plus half of their draws. This is the matrix
-            :func:`fit` takes.
-        draws: int array of shape (n, n), symmetric; ``draws[i, j]`` = board
-            pairs drawn between *i* and *j*.
-
-    Both arrays are read-only and have a zero diagonal.
-    """
-
-    wins: NDArray[np.float64]
-    draws: NDArray[np.int64]
-
-    @property
-    def games(self) -> NDArray[np.int64]:
-        """Board pairs played between *i* and *j*, shape (n, n), symmetric."""
-        return np.rint(self.wins + self.wins.T).astype(np.int64)
-
-
-def tally_arrays(n: int, a: ArrayLike, b: ArrayLike, score_a: ArrayLike) -> Tally:
-    """Aggregate board-pair results given as index arrays (vectorised).
-
-    Args:
-        n: number of entrants; entrants are indices 0..n-1.
-        a: int array of shape (m,), the first entrant of each board pair.
-        b: int array of shape (m,), the second entrant.
-        score_a: float array of shape (m,), A's score on each board pair:
-            0, 0.5 or 1 (see :func:`board_pair_outcome`).
-
-    Returns:
-        The :class:`Tally` of the m results. Runs in O(m + n²) with two
-        ``np.bincount`` calls; one million results take a few milliseconds.
-
-    Raises:
-        ValueError: n < 2; arrays of different lengths or not 1-D; an index
-            outside 0..n-1; an entrant playing itself; a score other than
-            0, 0.5 or 1.
-    """
-    if n < 2:
-        raise ValueError(f"need at least 2 entrants, got {n}")
-    ia = np.asarray(a)
-    ib = np.asarray(b)
-    s = np.asarray(score_a, dtype=np.float64)
-    if ia.ndim != 1 or ib.ndim != 1 or s.ndim != 1:
-        raise ValueError("a, b and score_a must be 1-D arrays")
-    if not (len(ia) == len(ib) == len(s)):
-        raise ValueError(
-            f"a, b and score_a must have the same length, got {len(ia)}, {len(ib)}, {len(s)}"
-        )
-    if len(ia) and not (np.issubdtype(ia.dtype, np.integer) and np.issubdtype(ib.dtype, np.integer)):
-        raise ValueError("a and b must be integer entrant indices")
-    ia = ia.astype(np.int64, copy=False)
-    ib = ib.astype(np.int64, copy=False)
-    if len(ia):
-        lo = min(int(ia.min()), int(ib.min()))
-        hi = max(int(ia.max()), int(ib.max()))
-        if lo < 0 or hi >= n:
-            raise ValueError(f"entrant index out of range 0..{n - 1}: found {lo if lo < 0 else hi}")
-        same = np.flatnonzero(ia == ib)
-        if len(same):
-            raise ValueError(f"result {int(same[0])}: entrant {int(ia[same[0]])} plays itself")
-        bad = np.flatnonzero((s != 0.0) & (s != 0.5) & (s != 1.0))
-        if len(bad):
-            raise ValueError(f"result {int(bad[0])}: score {s[bad[0]]!r} is not 0, 0.5 or 1")
-    forward = ia * n + ib
-    backward = ib * n + ia
-    size = n * n
-    wins = (
-        np.bincount(forward, weights=s, minlength=size)
-        + np.bincount(backward, weights=1.0 - s, minlength=size)
-    ).reshape(n, n)
-    drawn = s == 0.5
-    d = np.bincount(forward[drawn], minlength=size).reshape(n, n)
-    draws = (d + d.T).astype(np.int64)
-    wins.setflags(write=False)
-    draws.setflags(write=False)
-    return Tally(wins=wins, draws=draws)
-
-
-def tally(names: Sequence[str], results: Iterable[tuple[str, str, float]]) -> Tally:
-    """Aggregate board-pair results given as ``(a, b, score_a)`` rows.
-
-    Args:
-        names: the entrants, unique; the matrices are indexed in this order.
-        results: one row per board pair: the two entrants' names and A's
-            score (0, 0.5 or 1, see :func:`board_pair_outcome`).
-
-    Returns:
-        The :class:`Tally`. The rows are turned into arrays once and then
-        aggregated with numpy (:func:`tally_arrays`): a million rows take
-        a fraction of a second, nearly all of it spent reading the rows.
-
-    Raises:
-        ValueError: fewer than 2 or duplicate names; an unknown name; any
-            error of :func:`tally_arrays`.
-    """
-    index = _index(names)
-    rows = list(results)
-    if not rows:
-        return tally_arrays(len(index), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-    ia, ib = _entrant_columns(index, rows)
-    s = _float_column(rows, 2, "score_a")
-    return tally_arrays(len(index), ia, ib, s)
-
-
-def _entrant_columns(
-    index: dict[str, int], rows: Sequence[tuple[object, ...]]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Columns 0 and 1 of the rows as entrant positions, shape (m,) each.
-
-    ``map(itemgetter)`` instead of ``zip(*rows)``: unpacking a million rows
-    into one call's arguments alone costs half a second.
-    """
-    try:
-        return (
-            np.fromiter(map(index.__getitem__, map(itemgetter(0), rows)), np.int64, len(rows)),
-            np.fromiter(map(index.__getitem__, map(itemgetter(1), rows)), np.int64, len(rows)),
-        )
-    except KeyError as exc:
-        raise ValueError(f"unknown entrant {exc.args[0]!r}") from None
-    except (IndexError, TypeError):
-        raise ValueError("every result row must be a tuple starting (a, b, ...)") from None
-
-
-def _float_column(rows: Sequence[tuple[object, ...]], col: int, what: str) -> NDArray[np.float64]:
-    """Column ``col`` of the rows as floats, shape (m,)."""
-    try:
-        return np.fromiter(map(itemgetter(col), rows), np.float64, len(rows))
-    except IndexError:
-        raise ValueError(f"every result row needs a {what} in position {col}") from None
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number in every result row") from None
 
 
 # --------------------------------------------------------------------------
@@ -331,7 +142,6 @@ class Rating:
     score: float
     group: int = 0
     bound: str | None = None
-
 
 @dataclass(frozen=True, eq=False)
 class RatingFit:
@@ -438,7 +248,6 @@ class RatingFit:
         np.fill_diagonal(out, 0.5)
         return out
 
-
 def fit(
     names: Sequence[str],
     wins: ArrayLike,
@@ -455,7 +264,6 @@ def fit(
     """
     return list(fit_model(names, wins, draws=draws, anchor=anchor, prior_draws=prior_draws,
                           prior_scope=prior_scope).ratings)
-
 
 def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") -> NDArray[np.float64]:
     """Virtual draws between every two entrants, shape (n, n), symmetric.
@@ -483,7 +291,6 @@ def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") 
     k = p.sum(axis=1).astype(np.float64)
     share = np.divide(prior_draws / 2.0, k, out=np.zeros_like(k), where=k > 0)
     return (share[:, None] + share[None, :]) * p
-
 
 def fit_model(
     names: Sequence[str],
@@ -627,13 +434,11 @@ def fit_model(
     return RatingFit(ratings=tuple(ratings), covariance=cov, prior_draws=float(prior_draws),
                      groups=len(ranked), dispersion=dispersion)
 
-
 #: The smallest draw-model factor φ (a field of nothing but draws).
 _MIN_DISPERSION = 0.05
 
 #: One-sided 95%: the bound where the observed clean sweep has probability 5%.
 _ONE_SIDED = 0.05
-
 
 def _one_sided(
     i: int, theta: NDArray[np.float64], n_games: NDArray[np.float64], anchor: float, sign: int
@@ -661,7 +466,6 @@ def _one_sided(
     t = optimize.brentq(log_sweep, lo, hi, xtol=1e-12)
     return anchor + ELO_PER_NATURAL_UNIT * t
 
-
 def _index(names: Sequence[str]) -> dict[str, int]:
     """Map each name to its position; ValueError on < 2 or duplicate names."""
     if isinstance(names, str):
@@ -675,7 +479,6 @@ def _index(names: Sequence[str]) -> dict[str, int]:
         raise ValueError(f"need at least 2 entrants, got {len(index)}")
     return index
 
-
 def _check_strict(played: NDArray[np.bool_], w: NDArray[np.float64]) -> None:
     """Without a prior, every group must be strongly connected in the "beat or
     drew with" graph: otherwise the maximum likelihood is at infinity."""
@@ -688,7 +491,6 @@ def _check_strict(played: NDArray[np.bool_], w: NDArray[np.float64]) -> None:
                 "with prior_draws=0 every entrant needs a win and a loss (or a draw) "
                 "linking it to the rest; an entrant at 100% or 0% has no finite rating"
             )
-
 
 def _ml_strengths(wp: NDArray[np.float64]) -> NDArray[np.float64]:
     """ML Bradley–Terry strengths θ (natural log units, mean 0), shape (n,).
@@ -721,17 +523,14 @@ def _ml_strengths(wp: NDArray[np.float64]) -> NDArray[np.float64]:
         raise RuntimeError("Bradley–Terry fit did not converge")
     return theta - theta.mean()
 
-
 def _probabilities(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """p[i, j] = P(i beats j) = σ(θ_i − θ_j), shape (n, n)."""
     return special.expit(theta[:, None] - theta[None, :])
-
 
 def _gradient(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """∂ log L / ∂θ_i = Σ_j (W_ij − n_ij·p_ij), shape (n,)."""
     n_games = wp + wp.T
     return wp.sum(axis=1) - (n_games * _probabilities(theta)).sum(axis=1)
-
 
 def _information(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Observed Fisher information −∇² log L, shape (n, n).
@@ -746,7 +545,6 @@ def _information(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray
     np.fill_diagonal(info, weights.sum(axis=1))
     return info
 
-
 def _pseudo_inverse_laplacian(info: NDArray[np.float64]) -> NDArray[np.float64]:
     """Moore–Penrose pseudo-inverse of a connected graph Laplacian, shape (n, n).
 
@@ -756,148 +554,3 @@ def _pseudo_inverse_laplacian(info: NDArray[np.float64]) -> NDArray[np.float64]:
     n = info.shape[0]
     j = np.full((n, n), 1.0 / n)
     return np.linalg.inv(info + j) - j
-
-
-# --------------------------------------------------------------------------
-# Head to head
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HeadToHead:
-    """Board-pair record of one pair of entrants, from A's side.
-
-    Attributes:
-        a: the entrant listed first (earlier in the names).
-        b: the other entrant.
-        boards: board pairs played between them.
-        wins: board pairs A won.
-        draws: board pairs drawn.
-        losses: board pairs A lost.
-        score: (wins + draws / 2) / boards, A's score fraction.
-        mean_margin: A's mean duplicate margin per board, in game points.
-        ci_low: lower end of the 95% interval of the mean margin.
-        ci_high: upper end; both NaN when no spread is known at all.
-        ci_note: why the interval is not the pair's own t interval, or
-            ``None`` when it is: with one board, or every margin equal, the
-            pair's own spread is unknown or zero, so the interval uses the
-            spread pooled over every pair (said in the note), or is NaN
-            when no pair has any spread.
-    """
-
-    a: str
-    b: str
-    boards: int
-    wins: int
-    draws: int
-    losses: int
-    score: float
-    mean_margin: float
-    ci_low: float
-    ci_high: float
-    ci_note: str | None = None
-
-
-def head_to_head(
-    names: Sequence[str], results: Iterable[tuple[str, str, float, float]]
-) -> list[HeadToHead]:
-    """Per-pair board-pair records and mean duplicate margins.
-
-    Args:
-        names: the entrants, unique, at least 2.
-        results: one row per board pair: ``(a, b, margin_a, score_a)`` with
-            A's duplicate margin in game points (RULES.md §8) and A's score
-            (0, 0.5 or 1, from :func:`board_pair_outcome`; a forfeit decides
-            the score, the recorded margin still counts in the mean). Rows
-            may name a pair in either order.
-
-    Returns:
-        One :class:`HeadToHead` per pair that played at least one board,
-        oriented so that A comes before B in ``names``, pairs in the order
-        of ``names`` (A's position, then B's). The 95% interval of the mean
-        margin is Student's t with boards − 1 degrees of freedom:
-        ``mean ± t₀.₉₇₅·s/√boards``, s the sample standard deviation. Boards
-        are independent deals, so the t interval is exact for normal
-        margins and close to it for the bounded margins of Belote once a
-        pair has played a few boards. A pair with one board, or whose
-        margins are all equal (s = 0), would get no interval or one of zero
-        width, which claims a certainty the data do not have: it gets
-        ``mean ± t·s_pooled/√boards`` instead, s_pooled the within-pair
-        standard deviation pooled over every pair (degrees of freedom
-        Σ(boards − 1)), and ``ci_note`` says so; NaN if no pair has spread.
-
-    Raises:
-        ValueError: fewer than 2 or duplicate names; an unknown name; an
-            entrant playing itself; a score other than 0, 0.5, 1; a
-            non-finite margin.
-    """
-    index = _index(names)
-    n = len(index)
-    rows = list(results)
-    if not rows:
-        return []
-    ia, ib = _entrant_columns(index, rows)
-    margin = _float_column(rows, 2, "margin_a")
-    score = _float_column(rows, 3, "score_a")
-    same = np.flatnonzero(ia == ib)
-    if len(same):
-        raise ValueError(f"result {int(same[0])}: {names[ia[same[0]]]!r} plays itself")
-    bad = np.flatnonzero((score != 0.0) & (score != 0.5) & (score != 1.0))
-    if len(bad):
-        raise ValueError(f"result {int(bad[0])}: score {score[bad[0]]!r} is not 0, 0.5 or 1")
-    if not np.all(np.isfinite(margin)):
-        raise ValueError("margins must be finite")
-
-    # Orient every row so that A is the earlier entrant.
-    flip = ia > ib
-    lo = np.where(flip, ib, ia)
-    hi = np.where(flip, ia, ib)
-    margin = np.where(flip, -margin, margin)
-    score = np.where(flip, 1.0 - score, score)
-
-    key = lo * n + hi
-    size = n * n
-    boards = np.bincount(key, minlength=size)
-    wins = np.bincount(key, weights=score == 1.0, minlength=size)
-    draws = np.bincount(key, weights=score == 0.5, minlength=size)
-    total = np.bincount(key, weights=margin, minlength=size)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = total / boards
-        centred = margin - mean[key]
-        sq = np.bincount(key, weights=centred * centred, minlength=size)
-        sd = np.sqrt(sq / (boards - 1))
-    pooled_df = int(np.sum(np.clip(boards - 1, 0, None)))
-    pooled_sd = math.sqrt(float(sq[boards > 1].sum()) / pooled_df) if pooled_df else 0.0
-
-    out: list[HeadToHead] = []
-    for k in np.flatnonzero(boards):
-        i, j = divmod(int(k), n)
-        m = int(boards[k])
-        note = None
-        if m >= 2 and sd[k] > 0:
-            half = float(stats.t.ppf(0.975, m - 1)) * float(sd[k]) / math.sqrt(m)
-        elif pooled_sd > 0:
-            half = float(stats.t.ppf(0.975, pooled_df)) * pooled_sd / math.sqrt(m)
-            note = ("one board" if m == 1 else f"all {m} margins equal") + (
-                f": spread pooled over every pair (s = {pooled_sd:.1f} points)")
-        else:
-            half = math.nan
-            note = ("one board" if m == 1 else f"all {m} margins equal") + ": no spread measured anywhere"
-        low, high = float(mean[k]) - half, float(mean[k]) + half
-        nw, nd = int(round(wins[k])), int(round(draws[k]))
-        out.append(
-            HeadToHead(
-                a=str(names[i]),
-                b=str(names[j]),
-                boards=m,
-                wins=nw,
-                draws=nd,
-                losses=m - nw - nd,
-                score=(nw + nd / 2.0) / m,
-                mean_margin=float(mean[k]),
-                ci_low=low,
-                ci_high=high,
-                ci_note=note,
-            )
-        )
-    return out

@@ -50,6 +50,7 @@ from scipy import special
 
 from .ratings import fit_model
 from .simulate import play_pair
+from .tally import scores
 #: Boards of a block in an SPRT's match (a tournament's are 100): new bot processes start
 #: every block, so a block costs ~0.5 s of start-up; a smaller block stops sooner after a decision.
 BLOCK_BOARDS = 20
@@ -331,8 +332,6 @@ def save(store, name: str, a: str, b: str, settings: SprtSettings, state: SprtSt
 
 def scores_in_order(store, tournament: str, a: str) -> NDArray[np.float64]:
     """A's board-pair scores in the tournament, in board order (the order played by one worker)."""
-    from ..report.tables import scores
-
     rows = store.board_pair_results(tournament=tournament)
     if not len(rows):
         return np.zeros(0)

@@ -346,7 +346,7 @@ class SlowDecision:
 
 @dataclass(frozen=True, eq=False)
 class BoardPairRows:
-    """Board-pair results as columns, for ratings (``arena.stats.ratings.tally_arrays``).
+    """Board-pair results as columns, for ratings (``arena.stats.tally.tally_arrays``).
 
     Attributes:
         entrants: the entrant keys that appear, sorted; ``a`` and ``b`` index it.
