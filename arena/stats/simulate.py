@@ -1,7 +1,7 @@
 """Simulated fields with known strengths, to check that the statistics are honest.
 
 Pure numpy, seeded: the same arguments give the same numbers. Used by the
-statistics tests (``tests/test_statistics.py``) and the benchmark
+statistics tests (``tests/stats/test_statistics.py``) and the benchmark
 ``bench/ratings_coverage.py``.
 
 **Truth.** Entrant *i* has a true Elo ``R_i``; on a board pair against *j*

@@ -86,7 +86,7 @@ class Writer:
 
     def _insert(self, table: str, data: pa.Table) -> None:
         """Bulk insert of a staged Arrow table whose columns are the table's, in order
-        (``tests/test_store.py`` checks the staging schemas against ``schema.sql``)."""
+        (``tests/store/test_store.py`` checks the staging schemas against ``schema.sql``)."""
         if data.num_rows:
             self.con.from_arrow(data).insert_into(table)
 

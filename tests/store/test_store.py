@@ -39,7 +39,7 @@ from arena.store import (
 from referee.records import BoardPairResult, Decision, Fault, FaultKind, TableResult
 from referee.rules import RULESETS, DealState, get_ruleset, make_board, record_of, relabel, replay
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 A, B, C = "alpha@1.0", "beta@2", "gamma@0.1"
 PERMUTATION = (1, 0, 3, 2)
 

@@ -14,7 +14,7 @@ import pytest
 from arena.stats import sprt as sp
 from arena.store import Store, match_id
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_wald_bounds_by_hand() -> None:
