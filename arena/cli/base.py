@@ -155,7 +155,7 @@ NoIsolateOption = Annotated[bool, typer.Option(
     "--no-isolate", help="run bots without the sandbox (bubblewrap, SECURITY.md), as this user: trusted bots only")]
 
 
-#: A new tournament's play settings when no flag gives them (arena.store.PLAY_SETTINGS).
+#: A new tournament's play settings when no flag gives them (arena.store.model.PLAY_SETTINGS).
 PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
 
 

@@ -84,7 +84,7 @@ class EntryWriter:
             boards: boards per pair, ≥ 1.
             secret: the seed is secret (drawn at random): shown only once the tournament
                 is complete. ``False`` for a seed given by hand. Its commitment
-                (``arena.play.schedule.seed_commitment``) is stored either way.
+                (:func:`~arena.store.model.seed_commitment`) is stored either way.
             entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
                 order (the order decides who is A in each pair); more can be
                 added later with :meth:`add_entrants`.
