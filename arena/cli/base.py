@@ -266,6 +266,7 @@ def _parse_options(texts: list[str] | None) -> dict[str, bool]:
         out[name] = value
     return out
 
+
 def _options_text(options: dict[str, str]) -> str:
     """RULES.md §6.4 options as ``declarations=on contree=off``."""
     return " ".join(f"{k}={v}" for k, v in options.items())

@@ -16,6 +16,7 @@ from .tally import _entrant_columns, _float_column
 
 __all__ = ["HeadToHead", "head_to_head"]
 
+
 @dataclass(frozen=True)
 class HeadToHead:
     """Board-pair record of one pair of entrants, from A's side.
@@ -49,6 +50,7 @@ class HeadToHead:
     ci_low: float
     ci_high: float
     ci_note: str | None = None
+
 
 def head_to_head(
     names: Sequence[str], results: Iterable[tuple[str, str, float, float]]

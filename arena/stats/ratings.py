@@ -143,6 +143,7 @@ class Rating:
     group: int = 0
     bound: str | None = None
 
+
 @dataclass(frozen=True, eq=False)
 class RatingFit:
     """The ratings of a field plus their covariance.
@@ -248,6 +249,7 @@ class RatingFit:
         np.fill_diagonal(out, 0.5)
         return out
 
+
 def fit(
     names: Sequence[str],
     wins: ArrayLike,
@@ -264,6 +266,7 @@ def fit(
     """
     return list(fit_model(names, wins, draws=draws, anchor=anchor, prior_draws=prior_draws,
                           prior_scope=prior_scope).ratings)
+
 
 def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") -> NDArray[np.float64]:
     """Virtual draws between every two entrants, shape (n, n), symmetric.
@@ -291,6 +294,7 @@ def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") 
     k = p.sum(axis=1).astype(np.float64)
     share = np.divide(prior_draws / 2.0, k, out=np.zeros_like(k), where=k > 0)
     return (share[:, None] + share[None, :]) * p
+
 
 def fit_model(
     names: Sequence[str],
@@ -434,11 +438,13 @@ def fit_model(
     return RatingFit(ratings=tuple(ratings), covariance=cov, prior_draws=float(prior_draws),
                      groups=len(ranked), dispersion=dispersion)
 
+
 #: The smallest draw-model factor φ (a field of nothing but draws).
 _MIN_DISPERSION = 0.05
 
 #: One-sided 95%: the bound where the observed clean sweep has probability 5%.
 _ONE_SIDED = 0.05
+
 
 def _one_sided(
     i: int, theta: NDArray[np.float64], n_games: NDArray[np.float64], anchor: float, sign: int
@@ -466,6 +472,7 @@ def _one_sided(
     t = optimize.brentq(log_sweep, lo, hi, xtol=1e-12)
     return anchor + ELO_PER_NATURAL_UNIT * t
 
+
 def _index(names: Sequence[str]) -> dict[str, int]:
     """Map each name to its position; ValueError on < 2 or duplicate names."""
     if isinstance(names, str):
@@ -479,6 +486,7 @@ def _index(names: Sequence[str]) -> dict[str, int]:
         raise ValueError(f"need at least 2 entrants, got {len(index)}")
     return index
 
+
 def _check_strict(played: NDArray[np.bool_], w: NDArray[np.float64]) -> None:
     """Without a prior, every group must be strongly connected in the "beat or
     drew with" graph: otherwise the maximum likelihood is at infinity."""
@@ -491,6 +499,7 @@ def _check_strict(played: NDArray[np.bool_], w: NDArray[np.float64]) -> None:
                 "with prior_draws=0 every entrant needs a win and a loss (or a draw) "
                 "linking it to the rest; an entrant at 100% or 0% has no finite rating"
             )
+
 
 def _ml_strengths(wp: NDArray[np.float64]) -> NDArray[np.float64]:
     """ML Bradley–Terry strengths θ (natural log units, mean 0), shape (n,).
@@ -523,14 +532,17 @@ def _ml_strengths(wp: NDArray[np.float64]) -> NDArray[np.float64]:
         raise RuntimeError("Bradley–Terry fit did not converge")
     return theta - theta.mean()
 
+
 def _probabilities(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """p[i, j] = P(i beats j) = σ(θ_i − θ_j), shape (n, n)."""
     return special.expit(theta[:, None] - theta[None, :])
+
 
 def _gradient(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """∂ log L / ∂θ_i = Σ_j (W_ij − n_ij·p_ij), shape (n,)."""
     n_games = wp + wp.T
     return wp.sum(axis=1) - (n_games * _probabilities(theta)).sum(axis=1)
+
 
 def _information(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Observed Fisher information −∇² log L, shape (n, n).
@@ -544,6 +556,7 @@ def _information(wp: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArray
     info = -weights
     np.fill_diagonal(info, weights.sum(axis=1))
     return info
+
 
 def _pseudo_inverse_laplacian(info: NDArray[np.float64]) -> NDArray[np.float64]:
     """Moore–Penrose pseudo-inverse of a connected graph Laplacian, shape (n, n).

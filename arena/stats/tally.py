@@ -52,6 +52,7 @@ def board_pair_outcome(margin_a: int, forfeit_a: bool, forfeit_b: bool) -> float
         return 0.0
     return 0.5
 
+
 @dataclass(frozen=True, eq=False)
 class Tally:
     """Board-pair results aggregated per ordered pair of entrants.
@@ -73,6 +74,7 @@ class Tally:
     def games(self) -> NDArray[np.int64]:
         """Board pairs played between *i* and *j*, shape (n, n), symmetric."""
         return np.rint(self.wins + self.wins.T).astype(np.int64)
+
 
 def tally_arrays(n: int, a: ArrayLike, b: ArrayLike, score_a: ArrayLike) -> Tally:
     """Aggregate board-pair results given as index arrays (vectorised).
@@ -133,6 +135,7 @@ def tally_arrays(n: int, a: ArrayLike, b: ArrayLike, score_a: ArrayLike) -> Tall
     draws.setflags(write=False)
     return Tally(wins=wins, draws=draws)
 
+
 def tally(names: Sequence[str], results: Iterable[tuple[str, str, float]]) -> Tally:
     """Aggregate board-pair results given as ``(a, b, score_a)`` rows.
 
@@ -158,6 +161,7 @@ def tally(names: Sequence[str], results: Iterable[tuple[str, str, float]]) -> Ta
     s = _float_column(rows, 2, "score_a")
     return tally_arrays(len(index), ia, ib, s)
 
+
 def _entrant_columns(
     index: dict[str, int], rows: Sequence[tuple[object, ...]]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -175,6 +179,7 @@ def _entrant_columns(
         raise ValueError(f"unknown entrant {exc.args[0]!r}") from None
     except (IndexError, TypeError):
         raise ValueError("every result row must be a tuple starting (a, b, ...)") from None
+
 
 def _float_column(rows: Sequence[tuple[object, ...]], col: int, what: str) -> NDArray[np.float64]:
     """Column ``col`` of the rows as floats, shape (m,)."""

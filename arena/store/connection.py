@@ -264,6 +264,7 @@ def _held(e: BaseException) -> bool:
     """Whether a DuckDB open failed only because another process holds the file."""
     return isinstance(e, duckdb.IOException) and "lock" in str(e).lower()
 
+
 def _duckdb_connect(target: str, p: Path | None, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """``duckdb.connect``, waiting (random exponential back-off, 10–250 ms) while
     another process holds the file, at most :data:`LOCK_WAIT_S` seconds.
@@ -282,9 +283,11 @@ def _duckdb_connect(target: str, p: Path | None, *, read_only: bool) -> duckdb.D
         _writer_settings(con)
     return con
 
+
 def _wal_path(p: Path) -> Path:
     """DuckDB's write-ahead log of the database file ``p``."""
     return Path(str(p) + ".wal")
+
 
 def _writer_settings(con: duckdb.DuckDBPyConnection) -> None:
     """Settings of a connection that writes a database file (issue 14 item 3).
@@ -296,9 +299,9 @@ def _writer_settings(con: duckdb.DuckDBPyConnection) -> None:
     records, +45 MiB at 8,000 board pairs and growing). So here a close does not
     checkpoint, the write-ahead log carries the batches from one connection to the next
     (replayed at each connect), and :meth:`Store.write_board_pairs` checkpoints once the
-    log holds :data:`WAL_CHECKPOINT` bytes — writing that much as new row groups, with
+    log holds :data:`~arena.store.writer.WAL_CHECKPOINT` bytes — writing that much as new row groups, with
     vacuuming off (the arena never deletes rows, so there is nothing else to vacuum). The
-    writer's peak is then bounded by :data:`WAL_CHECKPOINT` whatever the size of the
+    writer's peak is then bounded by :data:`~arena.store.writer.WAL_CHECKPOINT` whatever the size of the
     database. (DuckDB's own trigger, ``checkpoint_threshold``, compares an estimate many
     times the log's size: it checkpointed nearly every batch, writing row groups of a few
     board pairs and a file 20 times larger.) :meth:`Store.close` checkpoints, so a
@@ -306,6 +309,7 @@ def _writer_settings(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("SET max_vacuum_tasks = 0")
     con.execute("PRAGMA disable_checkpoint_on_shutdown")
     con.execute("SET checkpoint_threshold = '1GB'")  # DuckDB's own trigger (an estimate) stays out of the way
+
 
 def _open_message(p: Path | None, e: duckdb.Error, waited_s: float | None = None) -> str:
     text = str(e)

@@ -204,7 +204,7 @@ class EntryWriter:
         self._query("UPDATE tournaments SET status = ? WHERE name = ?", [status.value, name])
 
     def set_play_settings(self, tournament: str, settings: Mapping[str, int]) -> None:
-        """Store how ``tournament``'s matches are played (every name of :data:`PLAY_SETTINGS`).
+        """Store how ``tournament``'s matches are played (every name of :data:`~arena.store.model.PLAY_SETTINGS`).
 
         Raises:
             StoreError: a name is missing.

@@ -27,6 +27,7 @@ class StoreError(ValueError):
     conflicting tournament, malformed result, or a database error (the message
     says which, and what to do)."""
 
+
 class Status(str, Enum):
     """A tournament's status."""
 
@@ -37,6 +38,7 @@ class Status(str, Enum):
     INCOMPLETE = "incomplete"
     #: shown, never stored: the board pairs of an `arena sprt` test that reached its decision
     DECIDED = "decided"
+
 
 def _shown_status(stored: str, pairs: int, total: int, running: bool) -> str:
     """The status a tournament is shown with: ``complete`` when every board pair is
@@ -79,6 +81,7 @@ def entrant_key(name: str, version: str) -> str:
     """The entrant key of a bot version: ``"<name>@<version>"``."""
     return f"{name}@{version}"
 
+
 def split_entrant(key: str) -> tuple[str, str]:
     """``(name, version)`` of an entrant key, split at its last ``@``.
 
@@ -89,6 +92,7 @@ def split_entrant(key: str) -> tuple[str, str]:
     if not at or not name or not version:
         raise StoreError(f"entrant {key!r} is not of the form <bot name>@<bot version>")
     return name, version
+
 
 def match_id(tournament: str, a: str, b: str) -> str:
     """The id of the match between entrants ``a`` and ``b``: ``"<tournament>/<a>~<b>"``
@@ -138,6 +142,7 @@ def action_value(action: Mapping) -> tuple[str, str]:
         f"not an action: {dict(action)!r} (expected a key card, bid, schmeiss, declare, exchange, call or trump)"
     )
 
+
 def action_json(kind: str, value: str) -> dict:
     """The record action (JSON form) of a stored ``(kind, value)``; inverse of :func:`action_value`.
 
@@ -184,6 +189,7 @@ class Bot:
     def key(self) -> str:
         """The entrant key ``name@version``."""
         return entrant_key(self.name, self.version)
+
 
 @dataclass(frozen=True)
 class Tournament:
@@ -254,9 +260,11 @@ class Tournament:
             )
         return rules
 
+
 #: Keys of ``Ruleset.options()`` added after tournaments were first stored (RULES.md §6.4):
 #: a stored tournament without them was played with their default values.
 _OPTIONS_ADDED = ("contree", "variants")
+
 
 def variant_options(ruleset: str, options: Mapping) -> dict[str, str]:
     """The RULES.md §6.4 options (``declarations``, ``contree``: ``"on"``/``"off"``) that
@@ -268,6 +276,7 @@ def variant_options(ruleset: str, options: Mapping) -> dict[str, str]:
     values = {"declarations": options.get("declarations", True) is not None,
               "contree": bool(options.get("contree", False))}
     return {k: "on" if values[k] else "off" for k in base.variants}
+
 
 @dataclass(frozen=True)
 class MatchSummary:
@@ -297,6 +306,7 @@ class MatchSummary:
         """A's duplicate margin per board pair, game points."""
         return self.total_margin / self.boards if self.boards else 0.0
 
+
 @dataclass(frozen=True)
 class TableSummary:
     """One board at one table as a match page lists it (table ``deals``): entrants,
@@ -315,6 +325,7 @@ class TableSummary:
     capot: int | None
     pot: int
 
+
 @dataclass(frozen=True)
 class BoardPairSummary:
     """One stored board pair (table ``board_pairs``) with its two tables, in table order;
@@ -327,6 +338,7 @@ class BoardPairSummary:
     forfeit_a: bool
     forfeit_b: bool
     tables: tuple[TableSummary, ...]
+
 
 @dataclass(frozen=True)
 class SlowDecision:
@@ -343,6 +355,7 @@ class SlowDecision:
     value: str
     ms: float
     fault: str | None
+
 
 @dataclass(frozen=True, eq=False)
 class BoardPairRows:
@@ -378,11 +391,14 @@ class BoardPairRows:
                 bool(self.forfeit_a[i]), bool(self.forfeit_b[i]),
             )
 
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
+
 def _json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
 
 def _entrant_parts(entrant: str | tuple[str, str]) -> tuple[str, str]:
     if isinstance(entrant, tuple):

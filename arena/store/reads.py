@@ -168,7 +168,7 @@ class TournamentReads:
         return {b for (b,) in self._query("SELECT board FROM board_pairs WHERE match_id = ?", [match_id])}
 
     def play_settings(self, tournament: str) -> dict[str, int] | None:
-        """How ``tournament``'s matches are played: ``{name: value}`` of :data:`PLAY_SETTINGS`
+        """How ``tournament``'s matches are played: ``{name: value}`` of :data:`~arena.store.model.PLAY_SETTINGS`
         (ms, faults, CPU seconds, MiB), or None when none are stored (a tournament made by
         an older arena)."""
         try:

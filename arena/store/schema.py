@@ -90,6 +90,7 @@ def _upgrade_1_to_2(con: duckdb.DuckDBPyConnection) -> None:
         _rollback(con)
         raise
 
+
 def _upgrade_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
     """Upgrade a schema version 2 database to version 3, in one transaction: add
     ``board_pairs.outcome_a`` (A's win, draw or loss as ratings count it, RULES.md

@@ -21,11 +21,12 @@ from .model import StoreError, _now, action_value
 
 #: A writer checkpoints the database (moves its write-ahead log into the file) after a write
 #: that leaves the log this big or bigger, bytes (DuckDB checkpoints at each close); see
-#: :func:`_writer_settings`.
+#: :func:`arena.store.connection._writer_settings`.
 WAL_CHECKPOINT = 2 * 2**20
 
 #: :meth:`Store.add_boards` stores this many boards at a time.
 BOARDS_AT_ONCE = 500
+
 
 class _AlreadyStored(Exception):
     """Internal: a board pair of the write is already stored (rolls the transaction back)."""
@@ -69,6 +70,7 @@ class _Pair:
 
     a: str
     b: str
+
 
 class _Columns:
     """Column lists for one staged table, filled row by row in Python, inserted in one statement."""
@@ -315,6 +317,7 @@ def _check_result(mid: str, r: BoardPairResult) -> None:
         for f in t.faults:
             if f.board != r.board or f.table != t.table:
                 raise StoreError(f"{where}: table {t.table} holds a fault of board {f.board} table {f.table}")
+
 
 def _stage(items: list[tuple[str, BoardPairResult]]) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table, pa.Table]:
     """The five staged tables (board_pairs, deals, actions, faults, contree_calls) of some board pairs."""
