@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 import duckdb  # noqa: E402
 
 from arena.store import Store  # noqa: E402
-from arena.submit import submit  # noqa: E402
+from arena.play.submit import submit  # noqa: E402
 from referee.rules import get_ruleset  # noqa: E402
 
 SEED = 1
@@ -74,7 +74,7 @@ def cpu_now() -> float:
 #: plays the tournament of ``argv[1]`` (a database with its bots entered) and prints JSON.
 _ONE = """
 import json, os, sys, time
-from arena import tournament
+from arena.play import tournament
 from arena.store import Store
 kind, n, db = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 store = Store.open(db)
@@ -90,7 +90,7 @@ def timed(*args, **kwargs):
 store.write_board_pairs = timed
 kw = {}
 if kind == "dask":
-    from arena.cluster import DaskExecutor
+    from arena.play.cluster import DaskExecutor
     kw["executor"] = DaskExecutor(f"local:{n}")
 elif kind == "exclusive":
     kw["exclusive_boards"] = True

@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from arena.schedule import suit_permutation  # noqa: E402
+from arena.play.schedule import suit_permutation  # noqa: E402
 from referee.botproc import Limits  # noqa: E402
 from referee.match import MatchConfig, play_match  # noqa: E402
 from referee.rules import RULESETS, make_board  # noqa: E402

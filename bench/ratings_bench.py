@@ -1,9 +1,9 @@
-"""Benchmark arena.ratings: aggregate 1,000,000 board pairs among 50 entrants and fit.
+"""Benchmark arena.stats.ratings: aggregate 1,000,000 board pairs among 50 entrants and fit.
 
 Generates synthetic board-pair results (seeded numpy RNG, known Elo strengths,
 10% draws), then times, on the ``(a, b, score_a)`` rows a store would return:
-aggregation (:func:`arena.ratings.tally`), the Bradley–Terry fit and the
-covariance / 95% intervals (:func:`arena.ratings.fit_model`). Prints seconds;
+aggregation (:func:`arena.stats.tally.tally`), the Bradley–Terry fit and the
+covariance / 95% intervals (:func:`arena.stats.ratings.fit_model`). Prints seconds;
 writes nothing.
 
 Run: ``.venv/bin/python bench/ratings_bench.py``
@@ -19,7 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings import fit_model, tally  # noqa: E402
+from arena.stats.ratings import fit_model  # noqa: E402
+from arena.stats.tally import tally  # noqa: E402
 
 N_ENTRANTS = 50
 N_BOARD_PAIRS = 1_000_000

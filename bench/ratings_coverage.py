@@ -1,10 +1,10 @@
 """Coverage of the ratings' 95% intervals over the full grid, before and after a change.
 
 Simulates complete round robins with known Bradley–Terry strengths
-(:mod:`arena.simulate`: 3, 8, 20 entrants; spreads 0, 200, 400 Elo; 0% and
+(:mod:`arena.stats.simulate`: 3, 8, 20 entrants; spreads 0, 200, 400 Elo; 0% and
 30% draws between equals; 20, 100, 1,000 board pairs per pair) and fits them
-with the current :func:`arena.ratings.fit_model` and, with ``--before REV``,
-with ``arena/ratings.py`` as it was at git revision REV (read with ``git
+with the current :func:`arena.stats.ratings.fit_model` and, with ``--before REV``,
+with ``arena/stats/ratings.py`` as it was at git revision REV (read with ``git
 show``, same simulated fields: same seeds). Prints a markdown table:
 coverage of the 95% intervals (all entrants; the strongest one), the slope of
 estimated on true ratings (1 = no shrinkage), and for spread 0 the share of
@@ -31,16 +31,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ratings import fit_model  # noqa: E402
-from arena.simulate import coverage  # noqa: E402
+from arena.stats.ratings import fit_model  # noqa: E402
+from arena.stats.simulate import coverage  # noqa: E402
 
 GRID = list(itertools.product((3, 8, 20), (0.0, 200.0, 400.0), (0.0, 0.3), (20, 100, 1000)))
 
 
 def fit_at(rev: str):
-    """``fit_model`` of arena/ratings.py at git revision ``rev``."""
-    text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:arena/ratings.py"], check=True,
-                          capture_output=True, text=True).stdout
+    """``fit_model`` of arena/stats/ratings.py (before the arena's parts, arena/ratings.py) at git revision ``rev``."""
+    for where in ("arena/stats/ratings.py", "arena/ratings.py"):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{where}"], capture_output=True, text=True)
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    text = shown.stdout
     path = Path(tempfile.mkdtemp()) / "ratings_before.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("ratings_before", path)
@@ -56,7 +60,7 @@ def los_calibration(fits: dict, reps: int, entrants: int = 8, sigma: float = 25.
     order, bin LOS(upper, lower) and report how often the upper one is truly stronger."""
     import numpy as np
 
-    from arena.simulate import play_field
+    from arena.stats.simulate import play_field
 
     bins = [(0.5, 0.7), (0.7, 0.85), (0.85, 0.95), (0.95, 0.99), (0.99, 1.0001)]
     names = [f"e{i:02d}" for i in range(entrants)]
@@ -94,7 +98,7 @@ def pct(x: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=300, help="fields per cell (300)")
-    parser.add_argument("--before", help="git revision of the earlier arena/ratings.py to compare")
+    parser.add_argument("--before", help="git revision of the earlier arena/stats/ratings.py to compare")
     parser.add_argument("--los", action="store_true", help="only the LOS calibration of adjacent entrants")
     args = parser.parse_args()
     fits = {"after": fit_model}

@@ -21,7 +21,7 @@ processes of two tables each, ``--workers 2W``, or Dask workers on C one-core ma
              N · c_write )                       # the single writer
 
 (the first bound is the machine's, the second the latency of bot calls made one after
-another, the third the arena's).  A unit is a match (:func:`arena.tournament.units`).
+another, the third the arena's).  A unit is a match (:func:`arena.play.tournament.units`).
 The check: the model's T for the measuring field (3 entrants, ``--boards`` boards per pair)
 on this machine with ``--workers 4`` (W = 2), against a real run of it.  Then the model's T
 for ``--entrants`` × ``--field-boards`` (default 50 × 100 = 122,500 board pairs) with W = C

@@ -1,11 +1,11 @@
 """The SPRT's error rates and board pairs against the fixed-sample rule, in simulation.
 
 For H0 Elo 0 against H1 Elo 50 (α = β = 0.05), board-pair W/D/L at 0%,
-15% and 30% draws between equals (:mod:`arena.simulate`), runs the test of
-:mod:`arena.sprt` many times with A truly −25, 0, 25, 50, 75 Elo stronger and
+15% and 30% draws between equals (:mod:`arena.stats.simulate`), runs the test of
+:mod:`arena.stats.sprt` many times with A truly −25, 0, 25, 50, 75 Elo stronger and
 prints, as markdown: the share accepting H1, the mean and 95th percentile of
 board pairs played, and the fixed-sample rule's board pairs for the same
-errors (:func:`arena.sprt.fixed_sample_size`).
+errors (:func:`arena.stats.sprt.fixed_sample_size`).
 
 Run: ``.venv/bin/python bench/sprt_bench.py --reps 2000`` (about 2 minutes).
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.sprt import SprtSettings, fixed_sample_size, simulate  # noqa: E402
+from arena.stats.sprt import SprtSettings, fixed_sample_size, simulate  # noqa: E402
 
 
 def main() -> None:

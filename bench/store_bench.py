@@ -1,4 +1,4 @@
-"""Storage speed: board pairs written per second (arena/store.py).
+"""Storage speed: board pairs written per second (arena/store/writer.py).
 
 Plays ``--pairs`` board pairs (default 2,000) of random legal actions with the
 rules engine (not timed), then times writing them to a fresh database file:

@@ -121,7 +121,7 @@ class BoardPairResult:
     def outcome_a(self) -> str:
         """A's result on the board pair (RULES.md §8): ``"win"``, ``"draw"`` or ``"loss"``.
         A forfeit loses whatever the margin (both forfeited: a draw); otherwise the
-        sign of the margin decides. The same rule as ``arena.ratings.board_pair_outcome``."""
+        sign of the margin decides. The same rule as ``arena.stats.tally.board_pair_outcome``."""
         if self.forfeit_a != self.forfeit_b:
             return "loss" if self.forfeit_a else "win"
         if self.forfeit_a or self.margin == 0:

@@ -4,9 +4,9 @@ Every function takes an open :class:`~arena.store.Store` and returns JSON-able
 dicts; the routes (:mod:`arena.web.app`) render them as HTML or return them as
 JSON, so a page and its ``/api/…`` twin always hold the same numbers. The
 numbers come from the same service functions as the CLI: ratings from
-:func:`arena.reports.ratings_json` (what ``arena ratings --json`` prints),
-head-to-head records from :func:`arena.reports.head_to_head_table`, a board's
-tables from :func:`arena.boardview.table_view`. Unknown names and ids raise
+:func:`arena.report.tables.ratings_json` (what ``arena ratings --json`` prints),
+head-to-head records from :func:`arena.report.tables.head_to_head_table`, a board's
+tables from :func:`arena.report.boardview.table_view`. Unknown names and ids raise
 :class:`NotFound`.
 """
 
@@ -17,8 +17,8 @@ from datetime import datetime
 
 from referee.rules import RecordError
 
-from ..boardview import table_view
-from ..reports import (
+from ..report.boardview import table_view
+from ..report.tables import (
     field_scores, head_to_head_json, head_to_head_table, history_rows, json_number, match_json,
     rating_history as history_of, rating_table, ratings_json, tournament_json,
 )
@@ -275,7 +275,7 @@ HISTORY_POINTS = 12
 
 def rating_history(store: Store, tournament: str, entrant: str, points: int = HISTORY_POINTS) -> dict:
     """How an entrant's rating settled in a tournament: its Elo and 95% interval after each
-    of ``points`` equal slices of the stored board pairs (:func:`arena.reports.rating_history`,
+    of ``points`` equal slices of the stored board pairs (:func:`arena.report.tables.rating_history`,
     what ``arena ratings --history`` prints), the last being every board pair.
 
     Returns:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from arena import entrants
+from arena.play import entrants
 from arena.store import Store, entrant_key, match_id
 from referee.manifest import content_hash
 from tests.referee import conftest as referee_conftest
@@ -98,7 +98,7 @@ def test_bots_cannot_touch_the_arena_or_learn_its_seed(tmp_path, monkeypatch):
     db = results / "arena.duckdb"
     out = out_folder(tmp_path)
     site = Path(sysconfig.get_paths()["purelib"])
-    project = [REPO / p for p in ("referee/match.py", "arena/store.py", "sdk/belote_arena_sdk/__init__.py")]
+    project = [REPO / p for p in ("referee/match.py", "arena/store/__init__.py", "sdk/belote_arena_sdk/__init__.py")]
     pth_before = sorted(site.glob("*.pth"))
     project_before = _hashes(project)
     files_bot = attack_folder(tmp_path, "attack_files", "--out", out, "--db-dir", results, "--repo", REPO)

@@ -11,10 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from arena import tournament
-from arena.cluster import BotArchive, ClusterError, DaskExecutor
+from arena.play import tournament
+from arena.play.cluster import BotArchive, ClusterError, DaskExecutor
 from arena.store import Store
-from arena.submit import submit
+from arena.play.submit import submit
 from referee.manifest import content_hash
 from referee.rules import get_ruleset
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from arena.store import Store
-from arena.submit import submit
+from arena.play.submit import submit
 from referee.rules import get_ruleset
 
 from .conftest import SAMPLES, cli, output, procs_under, wait_no_procs

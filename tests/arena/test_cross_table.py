@@ -23,10 +23,10 @@ import json
 import threading
 from pathlib import Path
 
-from arena import tournament
-from arena.schedule import suit_permutation
+from arena.play import tournament
+from arena.play.schedule import suit_permutation
 from arena.store import Store, match_id
-from arena.submit import submit
+from arena.play.submit import submit
 from referee import secret, wire
 from referee.botproc import Limits
 from referee.manifest import load_manifest

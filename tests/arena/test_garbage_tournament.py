@@ -10,9 +10,9 @@ as ``malformed`` faults (it forfeits those boards), no worker error.
 
 from __future__ import annotations
 
-from arena import tournament
+from arena.play import tournament
 from arena.store import Store, match_id
-from arena.submit import submit
+from arena.play.submit import submit
 from referee.rules import get_ruleset
 from tests.referee import conftest as referee_conftest
 from tests.referee.botkit import bot_folder, deals

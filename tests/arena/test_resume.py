@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from arena.store import Store
-from arena.submit import submit
+from arena.play.submit import submit
 from referee.rules import get_ruleset
 
 from .conftest import REPO, SAMPLES, procs_under, wait_no_procs

@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-import arena.tournament as tour
-from arena.schedule import suit_permutation
+import arena.play.tournament as tour
+from arena.play.schedule import suit_permutation
 from arena.store import Store
 from referee.rules import make_board, relabel
 

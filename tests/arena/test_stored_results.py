@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from referee.rules import Card, make_board, relabel
 
 from .conftest import SAMPLES, cli, output

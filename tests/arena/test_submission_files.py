@@ -289,12 +289,12 @@ def test_stored_text_with_format_characters_is_shown_escaped(tmp_path):
 
 def test_a_crashed_check_leaves_nothing_behind(tmp_path, monkeypatch):
     """A bot whose conformance check crashed left its frozen copy behind."""
-    import arena.submit
+    import arena.play.submit
 
     def crash(*args, **kwargs):
         raise RuntimeError("the check fell over")
 
-    monkeypatch.setattr(arena.submit, "check_bot", crash)
+    monkeypatch.setattr(arena.play.submit, "check_bot", crash)
     r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "a.duckdb", "--no-isolate")
     refused(r, "the conformance check of random@1.0.0 could not run: RuntimeError: the check fell over")
     store_is_empty(tmp_path)

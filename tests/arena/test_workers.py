@@ -42,9 +42,9 @@ def test_a_faulting_entrant_gives_the_same_results_with_any_workers_and_across_a
     match's stored faults are carried on: it is not asked again)."""
     import threading
 
-    from arena import tournament
+    from arena.play import tournament
     from arena.store import Store
-    from arena.submit import submit
+    from arena.play.submit import submit
     from referee.rules import get_ruleset
     from tests.referee.botkit import bot_folder
 
@@ -96,10 +96,10 @@ def test_a_killed_worker_process_stops_the_run_with_an_error_and_a_rerun_complet
     import os
     import signal
 
-    from arena import tournament
-    from arena.executors import ProcessExecutor
+    from arena.play import tournament
+    from arena.play.executors import ProcessExecutor
     from arena.store import Store
-    from arena.submit import submit
+    from arena.play.submit import submit
     from referee.rules import get_ruleset
 
     def make(db):
@@ -158,7 +158,7 @@ def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
 
 # ------------------------------------------------------------- the dispatcher
 def _unit(number: int, a: str, b: str):
-    from arena.executors import Unit
+    from arena.play.executors import Unit
     from referee.match import Entrant
 
     return Unit(number, f"m{number}", Entrant(a), Entrant(b), (0,))
@@ -168,8 +168,8 @@ def test_the_dispatcher_never_hands_out_two_units_with_an_entrant_in_common():
     """issue 19 item 1: the round robin of 4 entrants (circle order) runs two matches at a time,
     never two of one entrant; a unit that must wait is handed out, in order, once its entrants
     are free; with 3 entrants one match at a time."""
-    from arena.executors import Dispatcher
-    from arena.schedule import match_order
+    from arena.play.executors import Dispatcher
+    from arena.play.schedule import match_order
 
     order = match_order(["A", "B", "C", "D"])
     d = Dispatcher([_unit(i, a, b) for i, (a, b) in enumerate(order)])
@@ -196,7 +196,7 @@ def test_the_dispatcher_never_hands_out_two_units_with_an_entrant_in_common():
 
 
 def test_exclusive_boards_hands_out_one_unit_at_a_time():
-    from arena.executors import Dispatcher
+    from arena.play.executors import Dispatcher
 
     d = Dispatcher([_unit(0, "A", "B"), _unit(1, "C", "D")], exclusive_boards=True)
     u = d.take()

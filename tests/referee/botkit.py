@@ -108,7 +108,7 @@ def bot_processes(root: Path) -> list[str]:
         if GUARDIAN_NAME in cmd:  # the referee's guardian lives as long as the test process
             continue
         if "multiprocessing.resource_tracker" in cmd:  # so does multiprocessing's, once worker
-            continue  # processes ran in this test process (arena.executors.ProcessExecutor)
+            continue  # processes ran in this test process (arena.play.executors.ProcessExecutor)
         code = code_folder(pid) if cwd == "/arena/bot" else ""
         if ppid == me or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
             out.append(f"pid {pid} ({state}) cwd={code or cwd or '?'}: {cmd}")

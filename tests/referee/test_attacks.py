@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from referee.match import MatchConfig, play_match
 from referee.rules import RULESETS, make_board
 from referee.sandbox import BOT_UID_BASE, Limits

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from referee.botproc import BotClient, Limits
 from referee.match import DuplicateMatch, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind

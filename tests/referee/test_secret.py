@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from belote_arena_sdk.proto import bot_pb2 as pb
 from referee import match as match_module
 from referee import secret

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from belote_arena_sdk.proto import bot_pb2 as pb
 from referee import secret, wire
 from referee.botproc import Limits

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from arena.schedule import suit_permutation
+from arena.play.schedule import suit_permutation
 from referee.match import MatchConfig, play_match
 from referee.rules import RULESETS, make_board
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from playwright.sync_api import expect
 
-from arena.boardview import in_board_suits
+from arena.report.boardview import in_board_suits
 from arena.store import Store
 
 from .conftest import ARENA, DEMO, DEMO_BOARDS, Page, ratings_cli

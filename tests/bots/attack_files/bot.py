@@ -129,7 +129,7 @@ class FilesBot(Bot):
         dbs = [os.path.join(d, "arena.duckdb") for d in self.db_dirs]
         self.attempt("files:read-db", dbs, read)
         self.attempt("files:write-db", dbs, self.write_db)
-        code = [os.path.join(r, p) for r in self.repos for p in ("referee/match.py", "arena/store.py")]
+        code = [os.path.join(r, p) for r in self.repos for p in ("referee/match.py", "arena/store/__init__.py")]
         self.attempt("files:read-project", code, read)
         folders = [os.path.join(r, p) for r in self.repos for p in ("referee", "arena", "sdk/belote_arena_sdk")]
         self.attempt("files:write-project", code + [os.path.join(r, "sdk/belote_arena_sdk/__init__.py") for r in self.repos]

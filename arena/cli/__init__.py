@@ -1,0 +1,28 @@
+"""The ``arena`` command line (typer + rich), one module per command group.
+
+Thin commands calling service functions; diagnostics on stderr; domain errors
+become a one-line ``error:`` message and a non-zero exit, never a traceback.
+
+``base.py`` holds the app and what commands share; the commands register on import,
+in the order ``arena --help`` lists them: ``match.py`` (replay, match), ``bots.py``,
+``tournament.py``, ``ratings.py`` (ratings, plan), ``sprt.py``, ``results.py``
+(matches, log, export, serve).
+"""
+
+from __future__ import annotations
+
+import signal
+
+# the commands register as they are imported, in the order `arena --help` lists them
+from . import match, bots, tournament, ratings, sprt, results  # noqa: F401, I001
+from .base import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    from ..play.malloc import few_malloc_arenas
+
+    few_malloc_arenas()  # memory flat in the length of a run (before any thread starts)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    app()

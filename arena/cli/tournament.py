@@ -1,0 +1,354 @@
+"""``arena tournament run|list|show``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from referee.manifest import ManifestError
+from referee.sandbox import report as sandbox_report
+from referee.rules import get_ruleset
+
+from ..report.render import show_table
+from ..play.schedule import new_seed
+from .base import (
+    DEFAULT_DB,
+    tournament_app,
+    console,
+    err,
+    RulesetName,
+    did_you_mean,
+    MAX_SEED,
+    VERIFY,
+    _play_settings,
+    _limits,
+    command,
+    fail,
+    open_store,
+    _parse_options,
+    _options_text,
+    DbOption,
+    OptionOption,
+    NoIsolateOption,
+    WeakLimitsOption,
+    StoredOptions,
+)
+
+
+@tournament_app.command("run")
+def tournament_run(
+    name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
+    bots: Annotated[list[Path] | None, typer.Option(
+        "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
+    boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
+    option: OptionOption = None,
+    seed: Annotated[int | None, typer.Option(
+        min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
+        "(new tournament: 256 random bits, secret until it is complete)")] = None,
+    workers: Annotated[int, typer.Option(
+        min=1, max=64, help="tables played at once, at most: 1 in the arena's process, more in worker "
+        "processes of one table each (as many as there are matches with no entrant in common)")] = 1,
+    cluster: Annotated[str | None, typer.Option(
+        metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
+        "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
+    exclusive_boards: Annotated[bool, typer.Option(
+        "--exclusive-boards", help="one table at a time on the whole run, so that no two tables of a "
+        "board are ever played at once, whoever sits there (finals: against collusion between "
+        "entrants; slower)")] = False,
+    decision_ms: StoredOptions["new tournament"][0] = None,
+    max_faults: StoredOptions["new tournament"][1] = None,
+    cpu_s: StoredOptions["new tournament"][2] = None,
+    memory_mib: StoredOptions["new tournament"][3] = None,
+    no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
+
+    Running it again plays only what is missing (new entrants' pairs, or the
+    rest after an interruption), with the tournament's own deadline, fault limit
+    and sandbox limits.  A match is played in blocks of 100 boards, one table at a
+    time, and no entrant plays two matches at once (SECURITY.md).  Ctrl-C stops at
+    once; the blocks in flight are played again on resume.
+    """
+    isolate = not no_isolate
+    from ..play import tournament as tour
+    from ..store import RunLock, StoreError
+    from ..play.submit import SubmitError, submit
+
+    from referee.manifest import load_manifest
+
+    chosen = _parse_options(option)
+    if not name or "/" in name or any(not c.isprintable() for c in name):
+        raise fail(f"tournament name {name!r} must be non-empty, without '/' or control characters", code=2)
+    holder = RunLock(db).holder()
+    if holder is not None:  # refused before anything is checked or written
+        raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                   f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
+                   "wait for it to finish (reports work meanwhile) or pass another --db path")
+    store = open_store(db)
+    try:
+        # check everything before anything is written: a failed command leaves no tournament behind
+        manifests = [load_manifest(folder) for folder in bots or []]
+        keys = [m.key for m in manifests]
+        if len(set(keys)) != len(keys):
+            raise fail(f"the same bot is given twice: {', '.join(sorted({k for k in keys if keys.count(k) > 1}))}")
+        existing = store.get_tournament(name)
+        if existing is None:
+            if len(manifests) < 2:
+                raise fail(f"no tournament {name!r} yet: to create it, give at least two bots with --bots DIR "
+                           "(see `arena tournament list` for existing ones)")
+            try:
+                rs = get_ruleset((ruleset or RulesetName.classic).value, **chosen)
+            except ValueError as e:
+                raise fail(str(e)) from None
+        else:
+            for flag, given, have in (("--ruleset", ruleset.value if ruleset else None, existing.ruleset),
+                                      ("--seed", seed, existing.seed), ("--boards", boards, existing.boards_per_pair)):
+                if given is not None and given != have:
+                    shown = "a secret seed" if flag == "--seed" and not existing.seed_revealed else f"{flag} {have}"
+                    raise fail(f"tournament {name!r} exists with {shown}; leave {flag} out to resume it, "
+                               "or choose a new tournament name")
+            new = [k for k in keys if k not in existing.entrants]
+            if new and existing.seed_secret and existing.seed_revealed:
+                raise fail(f"tournament {name!r} is complete and its secret seed is revealed: a new entrant "
+                           f"({', '.join(new)}) could know every board. Enter it in a new tournament")
+            stored = existing.variant_options
+            if any(stored.get(k) != ("on" if v else "off") for k, v in chosen.items()):
+                raise fail(f"tournament {name!r} exists with options {_options_text(stored) or 'none'} "
+                           "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
+                           "or choose a new tournament name")
+            rs = existing.resolved_ruleset()
+        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
+        stored_settings, settings = _play_settings(store, name, existing is not None, given, "tournament name")
+        decision_ms, max_faults, cpu_s, memory_mib = (settings[k] for k in given)
+        for m in manifests:
+            m.check_plays(rs.name)
+        known = tour.entrants_of(store, name) if existing is not None else []
+        limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known], weak_limits)
+        for folder in bots or []:  # check, freeze and register each bot
+            submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits)
+        if existing is None:
+            store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
+                                    boards if boards is not None else 50, secret=seed is None)
+            if seed is not None:
+                err.print(f"note: seed {seed} was given with --seed: it is [bold]not secret[/] (anyone who knows or "
+                          "guesses it can deal every board, bots included); leave --seed out for a secret "
+                          "random seed", highlight=False)
+        if stored_settings is None:
+            store.set_play_settings(name, settings)
+        store.add_entrants(name, [(m.name, m.version) for m in manifests])
+        t = store.get_tournament(name)
+        opts = _options_text(t.variant_options)
+        console.print(f"tournament [bold]{escape(name)}[/]: {t.ruleset}" + (f" ({opts})" if opts else "")
+                      + f", {t.boards_per_pair} boards per pair, entrants: {', '.join(t.entrants) or 'none'}",
+                      highlight=False)
+        console.print(f"decisions within {decision_ms} ms; {max_faults} faults forfeit the rest of a match",
+                      highlight=False)
+        console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
+        console.print(sandbox_report(limits), style="dim", highlight=False)
+        executor = None
+        if cluster is not None:
+            from ..play.cluster import ClusterError, DaskExecutor
+
+            try:
+                executor = DaskExecutor(cluster, store)
+            except ClusterError as e:
+                raise fail(str(e)) from None
+        if executor is None:
+            executor = tour.local_executor(workers)
+        where = executor.description
+        # no entrant plays two matches at once (issue 19): a field of n keeps n // 2 tables busy
+        at_once = 1 if exclusive_boards else max(1, len(t.entrants) // 2)
+        if at_once < executor.slots:
+            where += (" — 1 table at once here: --exclusive-boards" if exclusive_boards else
+                      f" — {at_once} at once here: {len(t.entrants)} entrants, none in two matches at once")
+        progress = Progress(
+            TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),
+            console=console,
+        )
+        stop = threading.Event()
+        # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
+        with progress if t.status != "complete" else contextlib.nullcontext():
+            task = progress.add_task("", total=None, rate="", where=escape(where))
+            if executor is not None:
+                executor.on_workers = lambda text: progress.update(task, where=escape(text))
+            first: list[int] = []  # board pairs already stored when this run began
+
+            def on_progress(done: int, total: int) -> None:
+                if not first:
+                    first.append(done - 1)
+                progress.update(task, completed=done, total=total)
+                tk = progress.tasks[task]
+                if tk.elapsed:  # the rate of this run's own board pairs
+                    progress.update(task, rate=f"{(done - first[0]) / max(tk.elapsed, 1e-9):.1f}/s")
+
+            # Ctrl-C sets `stop` (workers drop the blocks in flight, everything played is
+            # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
+            # A second Ctrl-C interrupts at once.
+            def on_sigint(signum, frame) -> None:
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                stop.set()
+                err.print("stopping: the blocks of boards in flight are dropped and played again on resume… "
+                          "(Ctrl-C again to stop at once)", highlight=False)
+
+            in_main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+            try:
+                summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
+                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                                   exclusive_boards=exclusive_boards)
+            finally:
+                if in_main:
+                    signal.signal(signal.SIGINT, previous)
+        faults = store.fault_counts(tournament=name) if summary.faults else []
+        after = store.get_tournament(name)
+    except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
+        raise fail(str(e)) from None
+    finally:
+        store.close()
+    for e in summary.errors:
+        err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
+    if summary.interrupted:
+        err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
+                  f"Resume with: {command('tournament', 'run', name, db=db)}", markup=False, highlight=False)
+        raise typer.Exit(code=130)
+    console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
+                  f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
+                  highlight=False)
+    for entrant, kind, n in faults:  # every fault of the tournament, by entrant and kind
+        why = " (it never started: see the fault details with `arena matches` and `arena log`)" if kind == "start" else ""
+        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}{why}", highlight=False)
+    if after is not None and after.status == "incomplete":  # entrants added while it ran
+        n = len(after.entrants)
+        err.print(f"note: entrants were added meanwhile: {after.board_pairs} of {after.boards_per_pair * n * (n - 1) // 2} "
+                  f"board pairs stored; play the rest with: {command('tournament', 'run', name, db=db)}",
+                  markup=False, highlight=False)
+
+
+def _short(digits: str, keep: int = 16) -> str:
+    """A long number cut for a table (``arena tournament show`` prints it whole)."""
+    return digits if len(digits) <= keep + 1 else digits[:keep] + "…"
+
+
+def _entrant_json(key: str) -> dict:
+    """An entrant as JSON, the one shape of every command: ``{"name", "version"}``."""
+    name, _, version = key.rpartition("@")
+    return {"name": name, "version": version}
+
+
+def _seed_words(t) -> str:
+    """How a tournament's seed stands, in words (never the secret itself)."""
+    if not t.seed_secret:
+        return f"seed {t.seed}, given with --seed: not secret"
+    if t.seed_revealed:
+        return "seed revealed now that the tournament is complete: arena tournament show " + t.name
+    return "seed secret until the tournament is complete"
+
+
+def _tournament_json(t) -> dict:
+    """A tournament as JSON (:func:`arena.report.tables.tournament_json`): the seed (decimal
+    text) only once it may be shown, else null."""
+    from ..report.tables import tournament_json
+
+    return tournament_json(t)
+
+
+@tournament_app.command("list")
+def tournament_list(
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON list of objects")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List tournaments: status, seed commitment, and the seed once it may be shown.
+
+    A secret seed is shown once the tournament is complete; until then only its
+    commitment (SHA-256 of the seed's decimal digits), which the seed will match.
+    """
+    store = open_store(db, read_only=True)
+    try:
+        rows = store.list_tournaments()
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps([_tournament_json(r) for r in rows]))
+        return
+    def make(skip: tuple[str, ...]) -> Table:
+        t = Table(title="tournaments (full commitment and seed: arena tournament show NAME)", header_style="bold")
+        heads = ("name", "ruleset", "options", "boards/pair", "entrants", "board pairs", "status", "created",
+                 "commitment", "seed")
+        for col in heads:
+            if col not in skip:
+                t.add_column(col)
+        for r in rows:
+            seed = "secret" if r.public_seed is None else (
+                _short(str(r.public_seed)) + ("" if r.seed_secret else " (not secret)"))
+            cells = (escape(r.name), r.ruleset, _options_text(r.variant_options) or "-", str(r.boards_per_pair),
+                     str(len(r.entrants)), str(r.board_pairs), r.status, str(r.created_at)[:19],
+                     r.commitment[:16] + "…", seed)
+            t.add_row(*(c for col, c in zip(heads, cells) if col not in skip))
+        return t
+
+    show_table(console, make, drop=("created", "options", "commitment", "entrants"))
+
+
+@tournament_app.command("show")
+def tournament_show(
+    name: Annotated[str, typer.Argument(help="tournament name")],
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Show a tournament: ruleset, entrants, board pairs, status, seed commitment.
+
+    The seed itself is shown once it may be (a secret seed: when the tournament is complete).
+
+    The commitment is the SHA-256 of the seed's decimal digits (ASCII, no newline):
+    check a revealed seed with `printf '%s' SEED | sha256sum`, then re-deal board k
+    with referee.rules.make_board(SEED, k).
+    """
+    store = open_store(db, read_only=True)
+    try:
+        t = store.get_tournament(name)
+        names = [] if t is not None else [x.name for x in store.list_tournaments()]
+    finally:
+        store.close()
+    if t is None:
+        raise fail(f"no tournament {name!r} in {db}{did_you_mean(name, names)}: see `arena tournament list`")
+    info = _tournament_json(t)
+    if as_json:
+        print(json.dumps(info))
+        return
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    n = len(t.entrants)
+    grid.add_row("tournament", t.name)
+    grid.add_row("ruleset", t.ruleset)
+    opts = _options_text(t.variant_options)
+    grid.add_row("options", (f"{opts} (RULES.md §6.4); " if opts else "") + "resolved: "
+                 + json.dumps(t.options, sort_keys=True))
+    grid.add_row("boards", f"{t.boards_per_pair} per pair")
+    pairs = n * (n - 1) // 2
+    grid.add_row("entrants", ", ".join(t.entrants) + f" ({pairs} pair{'' if pairs == 1 else 's'})" if t.entrants
+                 else "none")
+    grid.add_row("board pairs", f"{t.board_pairs} of {info['board_pairs_total']} stored")
+    grid.add_row("status", t.status)
+    grid.add_row("created", info["created_at"] + " UTC")
+    grid.add_row("commitment", f"{t.commitment} (SHA-256 of the seed's decimal digits)")
+    if t.public_seed is None:
+        grid.add_row("seed", "secret until the tournament is complete")
+    else:
+        grid.add_row("seed", str(t.seed) + ("" if t.seed_secret else " (given with --seed: not secret)"))
+        grid.add_row("verify", f"{VERIFY} gives the commitment; board k is referee.rules.make_board(SEED, k)")
+    console.print(grid, highlight=False)

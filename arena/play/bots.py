@@ -1,0 +1,242 @@
+"""Submitting bots: validation, the conformance check, content hash and the frozen copy."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from referee.botproc import BotClient, BotStartError
+from referee.sandbox import Limits
+from referee.manifest import (
+    CHUNK, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
+)
+from referee.records import printable
+from referee.match import Entrant, MatchConfig, play_match
+from referee.rules import RULESETS, Ruleset, make_board
+from referee.wire import PROTOCOL_VERSION
+
+from .matchview import percentile
+from .schedule import new_seed
+
+@dataclass
+class ConformanceReport:
+    """What ``arena bots check`` prints: bot info, decisions answered per kind,
+    latency (ms, median and p99), and every fault."""
+
+    manifest: Manifest
+    info: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    decisions: Counter = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    #: how the referee will send it decisions: "DecideStream" or "Decide" (unary), "" if not known
+    transport: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.faults
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.latencies_ms) if self.latencies_ms else 0.0
+
+    @property
+    def p99_ms(self) -> float:
+        return percentile(self.latencies_ms, 0.99)
+
+
+def _transport(client: BotClient) -> str:
+    """Which way the referee will send this bot its decisions (docs/PROTOCOL.md §3):
+    ``"DecideStream"`` when the bot serves the stream (a stream opened and closed with
+    no request ends cleanly), ``"Decide"`` (unary) when it answers UNIMPLEMENTED."""
+    try:
+        for _ in client.stub.DecideStream(iter(()), timeout=5):
+            pass
+    except grpc.RpcError as e:
+        return "Decide" if e.code() == grpc.StatusCode.UNIMPLEMENTED else f"unknown (DecideStream: {e.code().name})"
+    return "DecideStream"
+
+
+#: The sample bot the conformance check plays against (it takes often, so deals reach the play).
+OPPONENT = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
+
+
+def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
+              decision_ms: int = 1000, seed: int | None = None, max_faults: int = 3,
+              limits: Limits | None = None) -> ConformanceReport:
+    """Start the bot, ask its info, then play a duplicate match of ``boards`` boards
+    against the sample ``random`` bot under ``ruleset`` (default: the first the
+    manifest names), each seat a process of its own, and collect answers per decision
+    kind, latencies and faults.  The match stops asking the bot after ``max_faults``
+    faults.  A bot that never answered a card decision fails the check.  The boards are
+    dealt from ``seed``, by default a new secret one (the check cannot be told apart
+    from a match by its deals).
+
+    Raises:
+        ManifestError: the manifest is missing or wrong; the folder holds a device, FIFO or
+            socket, folders too deep, or is over the size limit (:func:`referee.manifest.check_size`).
+    """
+    manifest = load_manifest(folder)
+    check_size(manifest.folder)  # what submitting would refuse, before the bot runs
+    report = ConformanceReport(manifest=manifest)
+    limits = limits or Limits()
+    client = BotClient(manifest, startup_s=10, limits=limits)
+    try:
+        client.start()
+        info = client.info()
+        report.info = {"name": printable(info.name, 100), "version": printable(info.version, 100),  # bot-supplied
+                       "author": printable(info.author, 100), "rulesets": [printable(r, 100) for r in info.rulesets],
+                       "protocol_version": printable(info.protocol_version, 100)}
+        said = report.info
+        if info.protocol_version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            report.problems.append(f"bot-info protocol_version {said['protocol_version']!r}: "
+                                   f"this referee speaks {PROTOCOL_VERSION}")
+        if info.name != manifest.name or info.version != manifest.version:
+            report.problems.append(f"bot-info says {said['name']}@{said['version']}, the manifest {manifest.key}")
+        report.transport = _transport(client)
+    except BotStartError as e:
+        report.problems.append(str(e))
+        return report
+    except grpc.RpcError as e:
+        report.problems.append(f"GetBotInfo failed: {e.code().name} {e.details()}")
+        return report
+    finally:
+        client.close()
+    ruleset = ruleset or RULESETS[manifest.rulesets[0]]
+    entrant = Entrant(manifest.key, manifest=manifest)
+    opponent_manifest = load_manifest(OPPONENT)
+    opponent = Entrant(opponent_manifest.key + " (opponent)", manifest=opponent_manifest)
+    seed = new_seed() if seed is None else seed  # secret: a bot cannot tell the check from a match
+    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults, limits=limits)
+    results = play_match("conformance", entrant, opponent,
+                         [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
+    for r in results:
+        for t in r.tables:
+            for d in t.decisions:
+                mine = (t.ns == entrant.key) == (d.seat % 2 == 0)
+                if mine and (d.ms > 0 or d.fault):
+                    report.decisions[next(iter(d.action))] += 1
+                    if not d.fault:
+                        report.latencies_ms.append(d.ms)
+            report.faults.extend(f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: {f.detail}"
+                                 for f in t.faults if f.entrant == entrant.key)
+    if len(report.faults) >= max_faults:
+        report.problems.append(f"stopped asking the bot after {max_faults} faults")
+    elif not report.decisions.get("card"):
+        report.problems.append("the bot never answered a card decision: it did not play any deal")
+    return report
+
+
+def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> tuple[Path, bool]:
+    """Copy the bot folder to ``store_root/NAME/VERSION/HASH`` (HASH: the first 16 hex digits
+    of its content hash ``digest``) and make the copy read-only (files 0444, folders 0555,
+    owned by the arena's user); return ``(copy, made now)``.  ``store_root`` must not be
+    inside ``folder`` (:func:`arena.play.submit.submit` refuses that first).
+
+    The folder is named by its content, so a copy is never replaced by other files: two
+    databases beside each other share ``store_root``, and the same name and version with
+    other content (registered in the other database) gets a folder of its own.  A copy
+    already there with this content is reused as it is.
+
+    Symbolic links are copied as links (never the file they point to).  The referee checks the
+    copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
+
+    The copy holds what :func:`referee.manifest.walk` lists (never a device, FIFO or socket),
+    read in chunks; a copy that fails (a full disk) is removed, with the folders above it
+    left empty.
+
+    Raises:
+        ValueError: the copy would not be inside ``store_root``; the folder changed while
+            it was copied (its copy's hash is not ``digest``); :class:`ManifestError` (a
+            ValueError): a special file or a file that cannot be read, named.
+        OSError: the copy cannot be written (a full disk).
+    """
+    dest = store_root / manifest.name / manifest.version / digest[:16]
+    if dest.resolve().parent.parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
+        raise ValueError(f"{manifest.key}: its frozen copy would not be inside {store_root}")
+    if dest.is_dir() and content_hash(dest) == digest:
+        return dest, False
+    tmp = dest.with_name(dest.name + ".partial")
+    for old in (tmp, dest):
+        _remove(old)
+    try:
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        _copy(folder, tmp)
+        if content_hash(tmp) != digest:
+            raise ValueError(f"the bot folder {folder} changed while it was copied: submit it again")
+        for rel, _, st in sorted(walk(tmp), key=lambda e: e[1], reverse=True):  # deepest first
+            if not stat.S_ISLNK(st.st_mode):
+                (tmp / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) else 0o444)
+        tmp.chmod(0o555)
+        tmp.rename(dest)
+    except BaseException:
+        _remove(tmp)  # never a partial copy left behind
+        _remove_empty_parents(tmp, store_root)
+        raise
+    return dest, True
+
+
+def _copy(folder: Path, dest: Path) -> None:
+    """Copy what :func:`referee.manifest.walk` lists of ``folder`` (regular files, folders, symbolic
+    links copied as links; caches left out) to the new folder ``dest``, without recursion; a file
+    is read :data:`referee.manifest.CHUNK` bytes at a time, through :func:`referee.manifest.open_regular`
+    (a file swapped for a device or FIFO after the walk is refused, never read forever).
+
+    Raises:
+        ManifestError: a special file, a folder too deep, a file that cannot be read (named).
+        OSError: ``dest`` cannot be written (a full disk).
+    """
+    dest.mkdir(mode=0o700)
+    for rel, _, st in walk(folder):  # a folder comes before its contents
+        src, dst = folder / rel, dest / rel
+        if stat.S_ISDIR(st.st_mode):
+            dst.mkdir(mode=0o700)
+        elif stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(src), dst)
+        else:
+            fd = open_regular(src)
+            try:
+                with os.fdopen(fd, "rb", closefd=False) as f, open(dst, "xb") as out:
+                    shutil.copyfileobj(f, out, CHUNK)
+            finally:
+                os.close(fd)
+            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def remove_copy(path: Path, store_root: Path | None = None) -> None:
+    """Remove a frozen copy made by :func:`freeze` (a submission that failed its check), and
+    the folders above it inside ``store_root`` left empty."""
+    _remove(path)
+    if store_root is not None:
+        _remove_empty_parents(path, store_root)
+
+
+def _remove(path: Path) -> None:
+    """Remove a (read-only) frozen copy or a partial one, if there (made by :func:`freeze`:
+    at most :data:`referee.manifest.MAX_DEPTH` folders deep)."""
+    if not path.exists():
+        return
+    for here, dirs, _ in os.walk(path):  # never follows links
+        os.chmod(here, 0o755)
+    shutil.rmtree(path)
+
+
+def _remove_empty_parents(path: Path, store_root: Path) -> None:
+    """Remove the folders ``NAME/VERSION`` above a removed copy that are left empty."""
+    for parent in path.parents:
+        if parent == store_root or not parent.is_relative_to(store_root):
+            return
+        try:
+            parent.rmdir()
+        except OSError:  # not empty: other copies
+            return
+
+
+__all__ = ["ConformanceReport", "ManifestError", "check_bot", "content_hash", "freeze"]

@@ -1,0 +1,105 @@
+"""``arena bots submit``: validate, check, freeze and register a bot."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from rich.console import Console
+
+from referee.manifest import check_size, load_manifest
+from referee.sandbox import Limits
+
+from .bots import check_bot, content_hash, freeze, remove_copy
+from ..store import Bot, Store
+
+
+class SubmitError(ValueError):
+    """A submission refused; the message says why and what to do."""
+
+
+def check_store_outside(folder: Path, store_root: Path) -> None:
+    """Refuse a results store inside the bot's folder (its frozen copy would copy itself).
+
+    Raises:
+        SubmitError: ``store_root`` is ``folder`` or inside it.
+    """
+    if store_root.resolve().is_relative_to(Path(folder).resolve()):
+        raise SubmitError(
+            f"the results store {store_root} is inside the bot's folder {folder}: the frozen copy would "
+            "copy itself; run the command from outside the bot's folder, or give --db a path outside it")
+
+
+def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
+           console: Console | None = None, limits: Limits | None = None) -> tuple[Bot, bool]:
+    """Register the bot in ``folder`` (and enter it in ``tournament``).
+
+    The conformance check runs the bot under ``limits`` (default: the sandbox).
+    Returns ``(bot row, fresh)``; ``fresh`` is False when the same name, version
+    and content were already registered.
+
+    Raises:
+        ManifestError: a bad manifest; a folder holding a device, FIFO or socket, folders
+            more than :data:`referee.manifest.MAX_DEPTH` deep, or over the size limit
+            (:func:`referee.manifest.check_size`); the message names the file.
+        SubmitError: the same name and version with other content, a failed (or crashed)
+            conformance check, an unknown tournament, ``store_root`` inside the bot's folder,
+            or a frozen copy that cannot be written.
+
+    A refused submission leaves nothing in the store: no ``bots`` row, no frozen copy
+    (nor the ``NAME/VERSION`` folders made for it).
+    """
+    folder = Path(folder)
+    manifest = load_manifest(folder)
+    check_store_outside(manifest.folder, store_root)
+    check_size(manifest.folder)
+    digest = content_hash(manifest.folder)
+    t = None
+    if tournament is not None:
+        t = store.get_tournament(tournament)
+        if t is None:
+            raise SubmitError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR`")
+        manifest.check_plays(t.ruleset)
+        if t.seed_secret and t.seed_revealed and manifest.key not in t.entrants:  # refused before anything is kept
+            raise SubmitError(
+                f"tournament {tournament!r} is complete and its secret seed is revealed: a new entrant "
+                f"({manifest.key}) could know every board. Enter it in a new tournament "
+                "(arena tournament run NEW --bots DIR ...)")
+    existing = store.get_bot(manifest.name, manifest.version)
+    fresh = existing is None
+    if existing is not None and existing.content_hash != digest:
+        raise SubmitError(
+            f"{manifest.key} is already registered with different content: a new version is a new entrant, "
+            "so change `version` in bot.toml and submit again")
+    if fresh:
+        ruleset = t.resolved_ruleset() if t is not None else None
+        try:
+            dest, made = freeze(manifest.folder, store_root, manifest, digest)
+        except ValueError as e:  # ManifestError too: a special file, a file that cannot be read
+            raise SubmitError(str(e)) from None
+        except OSError as e:  # the store's disk: full, read-only
+            raise SubmitError(f"cannot make the frozen copy of {manifest.key} in {store_root}: {e.strerror}") from None
+        try:
+            if console is not None:
+                console.print(f"checking {manifest.key} ...")
+            store.release()  # the check takes seconds: let reports read the database meanwhile
+            try:
+                report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play
+            except Exception as e:  # a crash of the check is a refusal too, never a copy left behind
+                raise SubmitError(f"the conformance check of {manifest.key} could not run: "
+                                  f"{type(e).__name__}: {e}") from e
+            if not report.ok:
+                reasons = "; ".join(report.problems + report.faults[:3])
+                raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
+                                  f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
+            stored = dest.resolve()
+            if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
+                stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
+            store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
+        except BaseException:
+            if made:
+                remove_copy(dest, store_root)
+            raise
+    if tournament is not None:
+        store.add_entrants(tournament, [(manifest.name, manifest.version)])
+    return store.get_bot(manifest.name, manifest.version), fresh

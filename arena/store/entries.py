@@ -1,0 +1,216 @@
+"""The writes that set a tournament up: bots (:meth:`EntryWriter.add_bot`), tournaments,
+their entrants, status and play settings. Only :class:`arena.store.Store` has them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from .model import (
+    PLAY_SETTINGS, Bot, Status, StoreError, Tournament, _entrant_parts, _json, _now, entrant_key, seed_commitment,
+    split_entrant,
+)
+
+#: Seeds are integers with fewer than 257 bits (a secret seed has 256).
+_MAX_SEED = 2**256 - 1
+
+
+class EntryWriter:
+    """Bots, tournaments, entrants, status and play settings (a mixin of :class:`arena.store.Store`)."""
+
+    def add_bot(
+        self,
+        name: str,
+        version: str,
+        author: str | None,
+        manifest: str,
+        content_hash: str,
+        path: str | Path,
+        submitted_at: datetime | None = None,
+    ) -> Bot:
+        """Register a bot version (arguments in the order of the ``bots`` columns):
+        ``manifest`` is the bot.toml text, ``path`` its frozen copy, ``submitted_at``
+        naive UTC (default now).
+
+        Adding the same (name, version) with the same ``content_hash`` again
+        returns the stored bot unchanged.
+
+        Raises:
+            StoreError: an empty name or version, a name or version containing
+                ``@``, or (name, version) already stored with another content hash.
+        """
+        for what, value in (("name", name), ("version", version)):
+            if not isinstance(value, str) or not value or "@" in value:
+                raise StoreError(f"bot {what} must be a non-empty text without '@', got {value!r}")
+        old = self.get_bot(name, version)
+        if old is not None:
+            if old.content_hash != content_hash:
+                raise StoreError(
+                    f"bot {name}@{version} is already stored with other content (hash {old.content_hash}): "
+                    "give the new files a new version"
+                )
+            return old
+        bot = Bot(name, version, author, manifest, content_hash, str(path), submitted_at or _now())
+        self._query(
+            "INSERT INTO bots (name, version, author, manifest, content_hash, path, submitted_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [bot.name, bot.version, bot.author, bot.manifest, bot.content_hash, bot.path, bot.submitted_at],
+        )
+        return bot
+
+    def create_tournament(
+        self,
+        name: str,
+        ruleset_name: str,
+        options: Mapping,
+        seed: int,
+        boards: int,
+        entrants: Sequence[str | tuple[str, str]] = (),
+        *,
+        secret: bool = False,
+        created_at: datetime | None = None,
+    ) -> Tournament:
+        """Create a tournament (status ``running``), or return it if it exists with the same settings.
+
+        Args:
+            name: the tournament's name (it prefixes its match ids).
+            ruleset_name: ``classic``, ``strict``, ``all-trumps`` or ``two-player``.
+            options: the resolved ruleset options (``Ruleset.options()``), JSON-able.
+            seed: the tournament seed, an integer with ``|seed| < 2**256``
+                (``arena.play.schedule.new_seed`` for a secret one).
+            boards: boards per pair, ≥ 1.
+            secret: the seed is secret (drawn at random): shown only once the tournament
+                is complete. ``False`` for a seed given by hand. Its commitment
+                (:func:`~arena.store.model.seed_commitment`) is stored either way.
+            entrants: entrant keys ``"name@version"`` or ``(name, version)``, in
+                order (the order decides who is A in each pair); more can be
+                added later with :meth:`add_entrants`.
+
+        An existing tournament is returned (status unchanged) when ruleset,
+        options, seed and boards are the same and its entrants are the given
+        ones or a prefix of them (or none are given); entrants given after the
+        stored ones are appended (extending a tournament).
+
+        Raises:
+            StoreError: a bad seed, boards or entrant; the name exists with
+                another ruleset, options, seed or number of boards (a secret seed is
+                not named in the message), or with entrants that are not a prefix of
+                ``entrants``.
+        """
+        if not isinstance(name, str) or not name or "/" in name:
+            raise StoreError(f"tournament name must be a non-empty text without '/', got {name!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not -_MAX_SEED <= seed <= _MAX_SEED:
+            raise StoreError(f"seed must be an integer of at most 256 bits, got {seed!r}")
+        if not isinstance(boards, int) or isinstance(boards, bool) or boards < 1:
+            raise StoreError(f"boards per pair must be an integer >= 1, got {boards!r}")
+        try:
+            options_json = _json(dict(options))
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"ruleset options must be JSON-able: {e}") from None
+        keys = [entrant_key(*_entrant_parts(e)) for e in entrants]
+
+        def work() -> None:
+            old = self.con.execute(
+                "SELECT ruleset, options, seed, seed_secret, boards_per_pair FROM tournaments WHERE name = ?", [name]
+            ).fetchall()
+            if old:
+                ruleset0, options0, seed0, secret0, boards0 = old[0]
+                diffs = [
+                    f"{what} {a!r} (asked {b!r})"
+                    for what, a, b in (("ruleset", ruleset0, ruleset_name), ("boards per pair", boards0, boards))
+                    if a != b
+                ]
+                if int(seed0) != seed:
+                    diffs.insert(1, "another (secret) seed" if secret0 else f"seed {int(seed0)!r} (asked {seed!r})")
+                if json.loads(options0) != json.loads(options_json):
+                    diffs.append("other ruleset options")
+                if diffs:
+                    raise StoreError(
+                        f"tournament {name!r} already exists with " + ", ".join(diffs)
+                        + ": choose another tournament name"
+                    )
+            else:
+                self.con.execute(
+                    "INSERT INTO tournaments (name, ruleset, options, seed, seed_secret, commitment, boards_per_pair, "
+                    "created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [name, ruleset_name, options_json, str(seed), bool(secret), seed_commitment(seed), boards,
+                     created_at or _now(), Status.RUNNING.value],
+                )
+            if keys:
+                self._add_entrants(name, keys, must_extend=True)
+
+        self._transaction(work)
+        t = self.get_tournament(name)
+        assert t is not None
+        return t
+
+    def _add_entrants(self, tournament: str, keys: list[str], *, must_extend: bool) -> None:
+        if len(set(keys)) != len(keys):
+            raise StoreError(f"entrants of {tournament!r} must be different, got {keys}")
+        have = self._entrants(tournament)
+        if must_extend and keys[: len(have)] != list(have):
+            raise StoreError(
+                f"tournament {tournament!r} has the entrants {', '.join(have)}: list them first, "
+                "in that order (new entrants go at the end), or choose another tournament name"
+            )
+        new = [k for k in keys if k not in have]
+        if new and self.con.execute(
+            "SELECT 1 FROM tournaments WHERE name = ? AND seed_secret AND status = ?", [tournament, Status.COMPLETE.value]
+        ).fetchall():
+            raise StoreError(
+                f"tournament {tournament!r} is complete and its secret seed is revealed: a new entrant "
+                f"({', '.join(new)}) could know every board. Enter it in a new tournament "
+                "(arena tournament run NEW --bots DIR ...)"
+            )
+        if new:
+            parts = [split_entrant(k) for k in new]
+            self.con.execute(
+                "INSERT INTO tournament_entrants (tournament, position, bot_name, bot_version) "
+                "SELECT ?, unnest(?) , unnest(?), unnest(?)",
+                [tournament, list(range(len(have), len(have) + len(new))),
+                 [p[0] for p in parts], [p[1] for p in parts]],
+            )
+
+    def add_entrants(self, tournament: str, entrants: Sequence[str | tuple[str, str]]) -> tuple[str, ...]:
+        """Append the entrants not yet in the tournament (in the given order); return all its entrants.
+
+        Raises:
+            StoreError: unknown tournament; a malformed or repeated entrant; a new entrant
+                in a complete tournament whose secret seed is therefore revealed.
+        """
+        self._ruleset(tournament)
+        keys = [entrant_key(*_entrant_parts(e)) for e in entrants]
+        self._transaction(lambda: self._add_entrants(tournament, keys, must_extend=False))
+        return self._entrants(tournament)
+
+    def set_tournament_status(self, name: str, status: Status | str) -> None:
+        """Set the status: ``running``, ``complete`` or ``interrupted``.
+
+        Raises:
+            StoreError: unknown tournament or status.
+        """
+        try:
+            status = Status(status)
+            if status in (Status.INCOMPLETE, Status.DECIDED):
+                raise ValueError(status)
+        except ValueError:
+            raise StoreError(
+                f"unknown tournament status {status!r}: expected one of {', '.join(s.value for s in Status)}"
+            ) from None
+        self._ruleset(name)
+        self._query("UPDATE tournaments SET status = ? WHERE name = ?", [status.value, name])
+
+    def set_play_settings(self, tournament: str, settings: Mapping[str, int]) -> None:
+        """Store how ``tournament``'s matches are played (every name of :data:`~arena.store.model.PLAY_SETTINGS`).
+
+        Raises:
+            StoreError: a name is missing.
+        """
+        missing = [k for k in PLAY_SETTINGS if k not in settings]
+        if missing:
+            raise StoreError(f"play settings without {', '.join(missing)}")
+        self._query(f"INSERT OR REPLACE INTO tournament_settings VALUES (?, {', '.join('?' * len(PLAY_SETTINGS))})",
+                    [tournament, *(int(settings[k]) for k in PLAY_SETTINGS)])
