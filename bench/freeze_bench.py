@@ -24,11 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee import sandbox  # noqa: E402
-from referee.manifest import load_manifest  # noqa: E402
-from referee.match import Entrant, MatchConfig, play_match  # noqa: E402
-from referee.rules import RULESETS, make_board  # noqa: E402
+from sandbox_bench import match_once  # noqa: E402 - bench/, beside this script
 
-RANDOM = load_manifest(ROOT / "sample_bots" / "random")
 spent = {"freeze": [0.0, 0], "thaw": [0.0, 0]}
 
 
@@ -45,16 +42,6 @@ def _timed(name: str, method):
 
 sandbox.Freezer.freeze = _timed("freeze", sandbox.Freezer.freeze)
 sandbox.Freezer.thaw = _timed("thaw", sandbox.Freezer.thaw)
-
-
-def match_once(limits: sandbox.Limits, boards: int) -> tuple[float, int]:
-    a, b = Entrant("random-a", manifest=RANDOM), Entrant("random-b", manifest=RANDOM)
-    config = MatchConfig(ruleset=RULESETS["classic"], limits=limits)
-    t0 = time.perf_counter()
-    results = play_match("bench", a, b, [make_board(11, k) for k in range(boards)], config)
-    wall = time.perf_counter() - t0
-    calls = sum(1 for r in results for t in r.tables for d in t.decisions if d.ms > 0)
-    return wall, calls
 
 
 def main() -> None:

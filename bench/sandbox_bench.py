@@ -44,11 +44,12 @@ def start_once(isolate: bool) -> float:
         client.close()
 
 
-def match_once(isolate: bool, boards: int) -> tuple[float, int]:
-    rs = RULESETS["classic"]
+def match_once(limits: sandbox.Limits, boards: int) -> tuple[float, int]:
+    """A match of ``random`` against itself, ``boards`` classic boards under ``limits``:
+    (wall seconds, bot calls made).  Also used by bench/freeze_bench.py."""
     a = Entrant("random-a", manifest=RANDOM)
     b = Entrant("random-b", manifest=RANDOM)
-    config = MatchConfig(ruleset=rs, limits=sandbox.Limits(isolate=isolate))
+    config = MatchConfig(ruleset=RULESETS["classic"], limits=limits)
     t0 = time.perf_counter()
     results = play_match("bench", a, b, [make_board(11, k) for k in range(boards)], config)
     wall = time.perf_counter() - t0
@@ -70,7 +71,7 @@ def main() -> None:
     per_call = {True: [], False: []}
     for _ in range(args.rounds):
         for isolate in (True, False):
-            wall, calls = match_once(isolate, args.boards)
+            wall, calls = match_once(sandbox.Limits(isolate=isolate), args.boards)
             per_call[isolate].append(wall / calls * 1000)
     s_on, s_off = statistics.median(starts[True]) * 1000, statistics.median(starts[False]) * 1000
     c_on, c_off = statistics.median(per_call[True]), statistics.median(per_call[False])

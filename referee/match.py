@@ -374,6 +374,7 @@ class DuplicateMatch:
         entrant that has forfeited the match gets no process."""
         if self.live_table == table:
             return
+
         async def stop(s: _Seat) -> None:
             await self._loop.run_in_executor(self._starter, self._end_match, s)
             await s.aclose(self._starter)
