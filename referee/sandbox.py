@@ -70,6 +70,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee import pin
+
 #: Inside the sandbox: the bot's frozen code (read-only, its working directory) and its private folder.
 CODE_DIR = "/arena/bot"
 WORK_DIR = "/arena/work"
@@ -82,6 +84,11 @@ BOT_UIDS = 4096
 _NOBODY = 65534
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
 _TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: The parts of ``/usr`` a sandbox shows: programs, the shared libraries (Debian's multiarch
+#: folder, else all of ``/usr/lib``), the loader's ``lib64``, locales and time zones.
+USR_SHOWN = ("/usr/bin", "/usr/sbin", "/usr/lib64",
+             f"/usr/lib/{sys.implementation._multiarch}" if getattr(sys.implementation, "_multiarch", "") else "/usr/lib",
+             "/usr/lib/locale", "/usr/share/zoneinfo")
 #: Syscalls no bot needs, refused with EPERM (ENOSYS for clone3, so that libc falls back to clone).
 DENIED_SYSCALLS = (
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
@@ -140,6 +147,9 @@ class Limits:
         weak_limits: play even where a whole-bot limit promised above (memory, CPU cores)
             cannot be enforced (no cgroups here: :func:`unenforced`); off, such a start is
             refused (:class:`WeakLimitsError`).
+        pin: hold every file the sandbox shows, and the bot's code, in memory before the bot
+            starts (:func:`hold_in_memory`): no page-cache channel between bots. Off only for
+            tests' controls.
     """
 
     cpu_s: int = 0
@@ -153,6 +163,7 @@ class Limits:
     writable: tuple[str, ...] = ()
     freeze: bool = True
     weak_limits: bool = False
+    pin: bool = True
 
 
 class WeakLimitsError(RuntimeError):
@@ -180,6 +191,9 @@ def unenforced(limits: Limits) -> list[str]:
                        f"{limits.memory_mib} MiB of address space per process only)")
     if limits.cpus and "cpu" not in have:
         missing.append(f"CPU ≤ {limits.cpus:g} core(s) (no cpu cgroup here: a bot may use every core)")
+    if limits.pin and not pin.can_pin():
+        missing.append("the shared files held in memory (not root, and `ulimit -l` is limited: bots could pass "
+                       "hidden cards through the page cache; run as root or with `ulimit -l unlimited`)")
     return missing
 
 
@@ -643,15 +657,59 @@ def launcher(procs: list[str]) -> list[str]:
 
 
 def _python_paths() -> list[str]:
-    """Read-only paths a Python bot needs: the interpreter, the venv, the sample bots and the SDK
-    (with the protocol's generated code)."""
+    """Read-only paths a Python bot needs: the interpreter (its folder, its standard library and
+    ``libpython``), the venv, the sample bots and the SDK (with the protocol's generated code)."""
     import importlib.util
+    import sysconfig
 
     # located, not imported: the SDK imports grpc and protobuf, which the referee's launch path does not need
     packages = [importlib.util.find_spec(name).submodule_search_locations[0]
                 for name in ("sample_bots", "belote_arena_sdk")]
-    paths = [sys.base_prefix, sys.prefix, *packages]
+    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix}
+    paths = [sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             sysconfig.get_paths(vars=base)["stdlib"], *packages]
+    libdir, library = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY")
+    if libdir and library and sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        paths += [p for p in map(str, Path(libdir).glob(library + "*"))]
     return [os.path.realpath(p) for p in paths]
+
+
+def _hidden_paths() -> list[str]:
+    """Folders inside :func:`_python_paths` that a sandbox covers with an empty one: the standard
+    library's tests, and the base interpreter's own packages when the arena runs from a venv
+    that does not use them (pyenv's ``site-packages``: 0.7 GB that :mod:`referee.pin` would hold)."""
+    import sysconfig
+
+    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix}
+    paths = sysconfig.get_paths(vars=base)
+    hidden = [os.path.join(paths["stdlib"], "test")]
+    if sys.prefix != sys.base_prefix:
+        hidden += [p for p in {paths["purelib"], paths["platlib"]} if p not in sys.path]
+    return [os.path.realpath(p) for p in hidden if os.path.isdir(p)]
+
+
+@functools.cache
+def shown_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every host path a sandbox shows read-only at the same place, the folders inside them it
+    covers): the parts of ``/usr`` a runtime needs (:data:`USR_SHOWN`), the few ``/etc`` files of
+    the dynamic linker and :func:`_python_paths`.  What is not listed (the rest of ``/usr``:
+    compilers, documentation, a JVM — which cannot run under the futex rule anyway) is not there.
+    :mod:`referee.pin` holds all of it in memory; the bot's own code is added per bot."""
+    shown = [p for p in USR_SHOWN if os.path.isdir(p)]
+    shown += [p for p in _ETC if os.path.exists(p)]
+    shown += sorted(set(_python_paths()), key=len)
+    return tuple(dict.fromkeys(shown)), tuple(_hidden_paths())
+
+
+def hold_in_memory(code: Path | None = None) -> None:
+    """Lock every file the sandbox shows (and ``code``, a bot's frozen folder) in memory before
+    a bot may read it (:mod:`referee.pin`): the page cache they share carries nothing.
+
+    Raises:
+        referee.pin.PinError: the lock was refused or the helper died.
+    """
+    shown, hidden = shown_paths()
+    pin.hold([*shown, *([str(code)] if code else [])], hidden)
 
 
 #: ``/proc`` files of the host that move with every process of the machine (forks, threads,
@@ -682,7 +740,8 @@ def bot_cpu_count(limits: Limits) -> int:
 @functools.cache
 def _proc_mask_folder(cpus: int, memory_kib: int) -> str:
     """A folder (removed at exit) of the static files :func:`proc_masks` binds over ``/proc``."""
-    folder = tempfile.mkdtemp(prefix="belote-arena-proc-")
+    # in memory (tmpfs), as the files referee.pin holds: no page of it is ever read from disk
+    folder = tempfile.mkdtemp(prefix="belote-arena-proc-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     atexit.register(shutil.rmtree, folder, True)
     os.chmod(folder, 0o755)
     host = {name: Path("/proc", name).read_text(errors="replace") for name in ("meminfo", "vmstat", "cpuinfo", "stat")}
@@ -783,17 +842,19 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         dirs_for(tmp)
         made.add(tmp)
         args += ["--perms", "1777", *(["--size", size] if size else []), "--tmpfs", tmp]
-    bind("--ro-bind", "/usr")
+    shown, hidden = shown_paths()
+    for path in shown:
+        if path.startswith("/usr/"):
+            bind("--ro-bind", path)
     for link in _TOP_LINKS:
         if os.path.islink(link):
             args.extend(["--symlink", os.readlink(link), link])
         elif os.path.isdir(link):
             bind("--ro-bind", link)
-    for path in _ETC:
-        if os.path.exists(path):
-            bind("--ro-bind", path)
-    for path in sorted(set(_python_paths()), key=len):
+    for path in shown:
         bind("--ro-bind", path)
+    for path in hidden:
+        args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
     for path in limits.writable:
         bind("--bind", os.path.realpath(path))
     bind("--ro-bind", str(code), CODE_DIR)
@@ -881,6 +942,8 @@ class Sandboxed:
                 f"this machine cannot enforce what the limits promise: {'; '.join(missing)}. Pass --weak-limits "
                 "to play with per-process limits only (Limits(weak_limits=True)), or run the arena where it can "
                 "make cgroups (as root with cgroup v1, or with delegated cgroup v2 controllers)")
+        if limits.pin and pin.can_pin():
+            hold_in_memory(code)
         self._info = -1
         self.child: int | None = None
         self.uid = UidClaim() if is_root() else None
@@ -946,7 +1009,7 @@ class Sandboxed:
 
 def _probe_run(code: Path) -> tuple[bool, str]:
     os.chmod(code, 0o755)
-    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(weak_limits=True), stdout=subprocess.PIPE,
+    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(weak_limits=True, pin=False), stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         child = box.child_pid(time.monotonic() + 20)
