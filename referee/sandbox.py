@@ -85,7 +85,8 @@ _NOBODY = 65534
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
 _TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The parts of ``/usr`` a sandbox shows: programs, the shared libraries (Debian's multiarch
-#: folder, else all of ``/usr/lib``), the loader's ``lib64``, locales and time zones.
+#: folder, else all of ``/usr/lib``), the loader's ``lib64``, locales and time zones; and the
+#: system Python's ``/usr/lib/python3*`` (:func:`shown_paths`).
 USR_SHOWN = ("/usr/bin", "/usr/sbin", "/usr/lib64",
              f"/usr/lib/{sys.implementation._multiarch}" if getattr(sys.implementation, "_multiarch", "") else "/usr/lib",
              "/usr/lib/locale", "/usr/share/zoneinfo")
@@ -696,6 +697,7 @@ def shown_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
     compilers, documentation, a JVM — which cannot run under the futex rule anyway) is not there.
     :mod:`referee.pin` holds all of it in memory; the bot's own code is added per bot."""
     shown = [p for p in USR_SHOWN if os.path.isdir(p)]
+    shown += sorted(map(str, Path("/usr/lib").glob("python3*")))  # the system's Python, for a bot's own venv
     shown += [p for p in _ETC if os.path.exists(p)]
     shown += sorted(set(_python_paths()), key=len)
     return tuple(dict.fromkeys(shown)), tuple(_hidden_paths())
@@ -1078,6 +1080,8 @@ def report(limits: Limits) -> str:
              "seccomp filter" if s.seccomp else "NO seccomp filter (libseccomp not found)",
              "read-only system, interpreter and own code; private tmpfs folders",
              "host-wide /proc counters masked", *lims]
+    if limits.pin and pin.can_pin():
+        parts.insert(3, "shared files held in memory (no page-cache channel)")
     whole = {"memory": f"memory ≤ {limits.memory_mib} MiB" if limits.memory_mib else "",
              "pids": f"processes ≤ {limits.nproc}" if limits.nproc else "",
              "cpu": f"CPU ≤ {limits.cpus:g} core(s)" if limits.cpus else ""}

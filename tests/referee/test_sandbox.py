@@ -117,7 +117,8 @@ def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
     repo = str(sandbox.Path(sandbox.__file__).resolve().parents[1])
     bound = [src for src in pairs.values()]
     assert not [b for b in bound if b in (repo, f"{repo}/referee", f"{repo}/arena", f"{repo}/results")]
-    assert cmd.count("--tmpfs") == 3 and cmd.count(str(8 * 1024 * 1024)) == 3
+    # the private folders, and empty ones over what the sandbox hides (sandbox.shown_paths)
+    assert cmd.count("--tmpfs") == 3 + len(sandbox.shown_paths()[1]) and cmd.count(str(8 * 1024 * 1024)) == 3
     for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--clearenv", "--new-session"):
         assert flag in cmd, flag
@@ -270,3 +271,57 @@ def test_the_masks_are_on_the_command_line_after_proc(tmp_path):
     plain = sandbox.bwrap_command("bwrap", tmp_path, ["true"], {}, Limits(), uid=None, info_fd=5, seccomp_fd=None,
                                   mask_proc=False)
     assert not [a for a in plain if a.startswith("/proc/")]
+
+
+
+def _resident_pages(path: Path) -> tuple[int, int]:
+    """(pages of ``path`` in the page cache, pages in all), by ``mincore`` on a mapping of it."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = path.stat().st_size
+    pages = -(-size // mmap.PAGESIZE)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        vec = (ctypes.c_ubyte * pages)()
+        assert libc.mincore(addr, size, vec) == 0, os.strerror(ctypes.get_errno())
+        libc.munmap(addr, size)
+    finally:
+        os.close(fd)
+    return sum(v & 1 for v in vec), pages
+
+
+def test_every_file_a_sandbox_shows_is_held_in_memory(tmp_path):
+    """Issue 19 (round 4): what the sandbox binds read-only is exactly what referee.pin holds
+    (nothing shown escapes it), and a bot's file dropped from the page cache is back in memory,
+    every page, once a sandbox of that bot has started — before the bot runs."""
+    code = bot_folder(tmp_path, "random")
+    cmd = sandbox.bwrap_command("bwrap", code, ["python", "bot.py"], {}, Limits(), uid=1_500_000_001, info_fd=5,
+                                seccomp_fd=6)
+    shown, hidden = sandbox.shown_paths()
+    ro = [cmd[i + 1] for i in range(len(cmd) - 2) if cmd[i] == "--ro-bind" and not cmd[i + 2].startswith("/proc/")]
+    assert set(ro) == {*shown, str(code)}
+    assert "/usr" not in ro and "/usr/share/doc" not in ro and sandbox.USR_SHOWN[0] in ro
+    covered = [cmd[i + 1] for i in range(len(cmd) - 1) if cmd[i] == "--tmpfs"]
+    assert set(hidden) <= set(covered)
+
+    data = code / "weights.bin"
+    data.write_bytes(os.urandom(1 << 20))
+    os.sync()
+    fd = os.open(data, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+    assert _resident_pages(data)[0] < 256  # cold (most of it), as most files are on a running machine
+    box = sandbox.Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(), stdout=subprocess.DEVNULL)
+    try:
+        box.process.wait(timeout=60)
+    finally:
+        box.release()
+    got, pages = _resident_pages(data)
+    assert got == pages == 256
