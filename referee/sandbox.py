@@ -24,9 +24,10 @@ What a bot process gets (:func:`bwrap_command`):
   (``mincore``, ``cachestat``, ``fadvise``, ``preadv2(RWF_NOWAIT)``, ``MADV_PAGEOUT``):
   covert channels through the read-only files every sandbox shares; and exotic
   socket families (``AF_VSOCK`` reaches the host);
-* **a minimal root**: ``/usr`` (and the ``/bin``, ``/lib*`` links), the few
-  ``/etc`` files a dynamic linker needs, the interpreter and the SDK packages,
-  all read-only; its own frozen code read-only at ``/arena/bot`` (the working
+* **a minimal root**: the parts of ``/usr`` a runtime needs (and the ``/bin``,
+  ``/lib*`` links), the few ``/etc`` files a dynamic linker needs, the interpreter
+  and the SDK packages (:func:`shown_paths`), all read-only and held in memory
+  before the bot starts (:func:`hold_in_memory`: no page-cache channel); its own frozen code read-only at ``/arena/bot`` (the working
   directory); a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
   it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
@@ -666,23 +667,26 @@ def _python_paths() -> list[str]:
     # located, not imported: the SDK imports grpc and protobuf, which the referee's launch path does not need
     packages = [importlib.util.find_spec(name).submodule_search_locations[0]
                 for name in ("sample_bots", "belote_arena_sdk")]
-    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix}
-    paths = [sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             sysconfig.get_paths(vars=base)["stdlib"], *packages]
+    paths = [sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), _base_paths()["stdlib"], *packages]
     libdir, library = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY")
     if libdir and library and sysconfig.get_config_var("Py_ENABLE_SHARED"):
-        paths += [p for p in map(str, Path(libdir).glob(library + "*"))]
+        paths += map(str, Path(libdir).glob(library + "*"))
     return [os.path.realpath(p) for p in paths]
+
+
+def _base_paths() -> dict[str, str]:
+    """The base interpreter's install paths (``sysconfig``'s names: ``stdlib``, ``purelib``…), a venv's or not."""
+    import sysconfig
+
+    return sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix,
+                                     "installed_base": sys.base_prefix})
 
 
 def _hidden_paths() -> list[str]:
     """Folders inside :func:`_python_paths` that a sandbox covers with an empty one: the standard
     library's tests, and the base interpreter's own packages when the arena runs from a venv
     that does not use them (pyenv's ``site-packages``: 0.7 GB that :mod:`referee.pin` would hold)."""
-    import sysconfig
-
-    base = {"base": sys.base_prefix, "platbase": sys.base_prefix, "installed_base": sys.base_prefix}
-    paths = sysconfig.get_paths(vars=base)
+    paths = _base_paths()
     hidden = [os.path.join(paths["stdlib"], "test")]
     if sys.prefix != sys.base_prefix:
         hidden += [p for p in {paths["purelib"], paths["platlib"]} if p not in sys.path]
