@@ -27,10 +27,15 @@ KILLS = 20
 CAP = 0.8  # the kills stop every run before this share of the board pairs is stored
 
 
-def kill_point(p, kdb, delay: float, cap: int) -> float:
-    """Return after ``delay`` s, or sooner once ``cap`` board pairs are stored: however fast the
-    machine plays, the 20 kills land at random points before the end (a condition, not a time).
-    Returns the seconds waited."""
+def kill_point(p, kdb, root, delay: float, cap: int) -> float:
+    """Return ``delay`` s after the run's first bot process is up under ``root`` (the arena's
+    start — the interpreter, the sandbox's files held in memory — takes longer on a loaded
+    machine), or sooner once ``cap`` board pairs are stored: however fast the machine plays,
+    the 20 kills land at random points before the end (conditions, not times).  Returns the
+    seconds waited from the first bot."""
+    while not procs_under(root) and stored_pairs(kdb) < cap:
+        assert p.poll() is None, "the run ended before it was killed\n" + "".join(p.communicate())
+        time.sleep(0.05)
     t0 = time.monotonic()
     while time.monotonic() < t0 + delay:
         assert p.poll() is None, "the run ended before it was killed\n" + "".join(p.communicate())
@@ -89,7 +94,7 @@ def test_twenty_sigkills_then_finish_equals_the_uninterrupted_run(tmp_path):
         p = start(kdb, tmp_path)
         done = stored[-1] if stored else 0
         cap = done + (int(CAP * BOARD_PAIRS) - done) // (KILLS - len(delays))
-        delay = kill_point(p, kdb, rng.uniform(0.3, 2.5), cap)
+        delay = kill_point(p, kdb, tmp_path, rng.uniform(0.3, 2.5), cap)
         saw_bots += bool(procs_under(tmp_path))
         os.kill(p.pid, signal.SIGKILL)  # only the arena process: its bots die with it (PDEATHSIG)
         assert p.wait(timeout=10) == -signal.SIGKILL
