@@ -73,6 +73,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, Exporter
@@ -90,6 +91,9 @@ __all__ = [
     "TABLES",
     "LOCK_WAIT_S",
     "Bot",
+    "Competition",
+    "Participant",
+    "Version",
     "BoardPairRows",
     "BoardPairSummary",
     "ReadStore",
@@ -109,12 +113,12 @@ __all__ = [
 ]
 
 
-class ReadStore(Connection, TournamentReads, ResultReads, Exporter):
+class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads):
     """The arena database opened read-only (``Store.open(path, read_only=True)``): every
     read and the export, no write method."""
 
 
-class Store(ReadStore, EntryWriter, Writer):
+class Store(ReadStore, EntryWriter, Writer, CompeteWriter):
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 
