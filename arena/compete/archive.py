@@ -38,13 +38,15 @@ class ArchiveError(ValueError):
 @dataclass(frozen=True)
 class ArchiveLimits:
     """Caps of one archive: ``compressed_bytes`` (the upload), ``unpacked_bytes`` (its files'
-    sizes and tar headers), ``files`` (entries: files and folders), ``ratio`` (unpacked over
-    compressed bytes)."""
+    sizes), ``files`` (entries: files and folders), ``ratio`` (unpacked over compressed bytes,
+    tar headers included, once past ``ratio_floor`` unpacked bytes: a small archive's tar
+    padding alone makes its ratio high)."""
 
     compressed_bytes: int = 64 << 20
     unpacked_bytes: int = 256 << 20
     files: int = 5_000
     ratio: int = 200
+    ratio_floor: int = 1 << 20
 
     @classmethod
     def of(cls, policy: dict) -> ArchiveLimits:
@@ -122,7 +124,8 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
     if not data.startswith(GZIP_MAGIC):
         raise ArchiveError("the upload is not a gzip-compressed tar archive (.tar.gz): pack the bot's folder with "
                            "`arena remote submit FOLDER`, or `tar -czf bot.tar.gz -C FOLDER .`")
-    cap = min(limits.unpacked_bytes + 512 * (2 * limits.files + 4) + 10240, limits.ratio * len(data))
+    cap = min(limits.unpacked_bytes + 512 * (2 * limits.files + 4) + 10240,
+              max(limits.ratio * len(data), limits.ratio_floor))
     why = (f"the archive unpacks to more than {cap:,} bytes (caps: {limits.unpacked_bytes:,} bytes of files, "
            f"{limits.ratio} times its compressed size): a tar bomb, or a bot too large; leave out what it does not need")
     stream = _Capped(gzip.GzipFile(fileobj=io.BytesIO(data)), cap, why)
@@ -130,7 +133,7 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
     seen: set[PurePosixPath] = set()
     top_manifest = False
     try:
-        with tarfile.open(fileobj=io.BufferedReader(stream, 1 << 16), mode="r|") as tar:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:  # read a record (10 KiB) at a time
             for member in tar:
                 path = _check_name(member.name)
                 if (problem := _kind(member)) is not None:
@@ -159,7 +162,7 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, OSError) as e:
         raise ArchiveError(f"the upload is not a readable .tar.gz ({type(e).__name__}: {e}): pack the bot's folder "
                            "with `arena remote submit FOLDER`") from None
-    if stream.read_bytes > limits.ratio * max(len(data), 1):
+    if stream.read_bytes > max(limits.ratio * len(data), limits.ratio_floor):
         raise ArchiveError(why)
     if not top_manifest:
         raise ArchiveError("the archive has no bot.toml at its top: pack the bot's folder itself (the one holding "
