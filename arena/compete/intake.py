@@ -25,6 +25,7 @@ import hashlib
 import logging
 import shutil
 import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -44,6 +45,11 @@ from .hub import Hub
 __all__ = ["HOUSE_BOT", "Intake", "Rejected", "practice_seed"]
 
 log = logging.getLogger("arena.compete")
+
+#: Seconds before a version whose intake failed for the server's reasons is tried again, and the failures
+#: in a row after which it is rejected (saying it was the server's fault).
+RETRY_S = 30.0
+MAX_SERVER_FAILURES = 3
 
 #: The house bot every new version plays its validation matches against.
 HOUSE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"
@@ -72,6 +78,7 @@ class Intake:
     def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1):
         self.hub, self.limits, self.workers = hub, limits, workers
         self._claimed: set[int] = set()
+        self._failures: dict[int, tuple[int, float]] = {}  # version id -> (server failures, retry not before)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -93,8 +100,9 @@ class Intake:
 
     def _claim(self) -> Version | None:
         def work(store):
+            now = time.monotonic()
             for v in store.versions(self.hub.competition, statuses=PENDING):
-                if v.id not in self._claimed:
+                if v.id not in self._claimed and self._failures.get(v.id, (0, 0.0))[1] <= now:
                     self._claimed.add(v.id)
                     return store.set_version(v.id, "checking")
             return None
@@ -110,10 +118,26 @@ class Intake:
                 continue
             try:
                 self.process(version)
-            except Exception:  # the server's fault: logged, the version stays pending for the next start
+                self._failures.pop(version.id, None)
+            except Exception as e:  # the server's fault, never the bot's: logged, tried again a little later
                 log.error("intake of version %s failed:\n%s", version.id, traceback.format_exc())
+                self._server_failure(version, e)
             finally:
                 self._claimed.discard(version.id)
+
+    def _server_failure(self, version: Version, error: Exception) -> None:
+        """A version whose intake failed for a reason of the server's (a crash of the check, the disk):
+        it stays pending and is tried again after :data:`RETRY_S` seconds, and is rejected after
+        :data:`MAX_SERVER_FAILURES` failures in a row (the reason says it was not the bot's fault)."""
+        count = self._failures.get(version.id, (0, 0.0))[0] + 1
+        self._failures[version.id] = (count, time.monotonic() + RETRY_S)
+        if count >= MAX_SERVER_FAILURES:
+            reason = (f"the server failed to check this upload {count} times ({type(error).__name__}: "
+                      f"{printable(str(error), 200)}): not your bot's fault; the organiser's log has the details")
+            try:
+                self.hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
+            except Exception:
+                log.error("cannot reject version %s:\n%s", version.id, traceback.format_exc())
 
     def process(self, version: Version) -> Version:
         """Take one version through the intake (module docstring); return it as stored after."""
