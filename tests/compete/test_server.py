@@ -275,3 +275,28 @@ def test_a_killed_server_resumes_its_pending_uploads(tmp_path, remote_env):
         con.close()
     assert len(list((db.parent / "compete" / NAME / "archives").iterdir())) == 1
     assert len(list((db.parent / "bots" / "killme" / "1.0.0").iterdir())) == 1
+
+
+def test_the_server_speaks_tls(tmp_path, remote_env, monkeypatch):
+    """--certfile/--keyfile: https on loopback, checked by the client against the CA in SSL_CERT_FILE;
+    a client that does not trust it refuses to send its token."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    cert.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "server.pem"))
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    db = tmp_path / "results" / "arena.duckdb"
+    create(db)
+    token = add(db, "ann")
+    server = Server(db, NAME, "--certfile", str(tmp_path / "server.pem"), "--keyfile", str(tmp_path / "server.pem"))
+    try:
+        assert server.url.startswith("https://127.0.0.1:")
+        code, out = remote(token, "whoami", server=server.url)
+        assert code == 1 and "cannot reach" in out["error"]  # the system's CAs do not know this one
+        monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+        r = cli("remote", "login", "--server", server.url, "--token", token, "--json")
+        assert r.exit_code == 0, output(r)
+        code, out = remote(None, "whoami")
+        assert code == 0 and out["participant"] == "ann" and out["quota"]["used"] == 0
+    finally:
+        server.stop()
