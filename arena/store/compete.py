@@ -163,9 +163,11 @@ class CompeteReads:
         return [_version(r) for r in self._query(sql + " ORDER BY id", params)]
 
     def find_upload(self, competition: str, participant: str, archive_sha256: str) -> Version | None:
-        """The participant's version uploaded with these exact bytes, or None."""
+        """The participant's version uploaded with these exact bytes and not rejected, or None (bytes
+        rejected before may be uploaded again: a new version, checked afresh)."""
         rows = self._query(f"SELECT {_VERSION_COLS} FROM compete_versions WHERE competition = ? AND participant = ? "
-                           "AND archive_sha256 = ? ORDER BY id LIMIT 1", [competition, participant, archive_sha256])
+                           "AND archive_sha256 = ? AND status <> 'rejected' ORDER BY id LIMIT 1",
+                           [competition, participant, archive_sha256])
         return _version(rows[0]) if rows else None
 
     def uploads_since(self, competition: str, participant: str, since: datetime) -> list[datetime]:
