@@ -31,6 +31,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -262,6 +263,18 @@ def mount(app: FastAPI, hub: Hub) -> FastAPI:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError):
         return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=exc.headers)
+
+    pages = app.exception_handlers.get(RequestValidationError)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        """Under ``/api/v1``: a bad body is a 422 saying which field; a bad id in the path a 404."""
+        if not request.url.path.startswith("/api/v1/") and pages is not None:
+            return await pages(request, exc)
+        where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
+        if all(e.get("loc", ("",))[0] == "body" for e in exc.errors()):
+            return JSONResponse({"detail": f"a bad request body ({where}): see /api/openapi.json"}, status_code=422)
+        return JSONResponse({"detail": f"there is nothing at {request.url.path} ({where})"}, status_code=404)
 
     app.openapi_schema = None
     return app

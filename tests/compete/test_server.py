@@ -300,3 +300,17 @@ def test_the_server_speaks_tls(tmp_path, remote_env, monkeypatch):
         assert code == 0 and out["participant"] == "ann" and out["quota"]["used"] == 0
     finally:
         server.stop()
+
+
+def test_bad_requests_say_what_is_wrong(field):
+    url, tokens = field["url"], field["tokens"]
+    admin = {"Authorization": f"Bearer {tokens['boss']}"}
+    r = httpx.post(f"{url}/api/v1/participants", json={"nom": "x"}, headers=admin)
+    assert r.status_code == 422 and "body.name" in r.json()["detail"]
+    r = httpx.post(f"{url}/api/v1/participants", json={"name": "ann"}, headers=admin)
+    assert r.status_code == 400 and "already takes part" in r.json()["detail"]
+    r = httpx.post(f"{url}/api/v1/participants/nobody/revoke", headers=admin)
+    assert r.status_code == 404 and "no participant" in r.json()["detail"]
+    r = httpx.get(f"{url}/api/v1/versions/abc", headers=admin)
+    assert r.status_code == 404
+    assert httpx.get(f"{url}/tournaments/nope").status_code == 404  # the pages keep their own answers
