@@ -166,11 +166,12 @@ class Intake:
                 return out
 
             made_copy = None  # registered now: kept
-            return hub.run(activate)
+            return hub.run(lambda s: s._transaction(lambda: activate(s)))  # all or nothing
         except Rejected as e:
             if made_copy is not None:
                 remove_copy(made_copy, hub.bots_root)
-            return hub.run(lambda s: s.set_version(version.id, "rejected", reason=str(e)))
+            reason = _hide_paths(str(e), {work: "the archive", hub.bots_root: "the frozen copies"})
+            return hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
         finally:
             _remove_tree(work)
 
@@ -246,6 +247,14 @@ class Intake:
                                f"({len(faults)} fault(s)): " + "; ".join(faults[:3])
                                + " — `arena remote logs` shows its output")
         return summary
+
+
+def _hide_paths(text: str, names: dict[Path, str]) -> str:
+    """``text`` with the server's folders named instead of shown (a reason is read by participants)."""
+    for path, name in names.items():
+        for form in {str(path.resolve()), str(path)}:
+            text = text.replace(form, name)
+    return text
 
 
 def _remove_tree(path: Path) -> None:

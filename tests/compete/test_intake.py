@@ -60,3 +60,20 @@ def test_versions_through_the_intake(tmp_path):
         assert not list(hub.work.iterdir())
     finally:
         hub.close()
+
+
+def test_a_bad_manifest_is_rejected_without_showing_the_servers_folders(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic")
+        policy.add_participant(s, "cup", "ann")
+    hub = Hub(db, "cup")
+    try:
+        bot = bot_copy("random", tmp_path / "bad", name="bad")
+        (bot / "bot.toml").write_text((bot / "bot.toml").read_text() + "this is = not [toml\n")
+        v = upload(hub, "ann", bot)
+        out = Intake(hub, Limits(isolate=False)).process(hub.run(lambda s: s.get_version(v)))
+        assert out.status == "rejected" and "not valid TOML" in out.reason
+        assert str(tmp_path) not in out.reason and "the archive" in out.reason
+    finally:
+        hub.close()
