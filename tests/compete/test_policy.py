@@ -118,3 +118,19 @@ def test_a_server_failure_is_retried_then_rejected_without_blaming_the_bot(tmp_p
         assert intake._claim() is None
     finally:
         hub.close()
+
+
+def test_the_export_leaves_out_the_practice_seed_and_token_hashes(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic")
+        _, token = policy.add_participant(s, "cup", "ann")
+        seed = s.practice_seed("cup")
+    r = cli("export", "--format", "jsonl", "--out", tmp_path / "out", "--db", db)
+    assert r.exit_code == 0, output(r)
+    competitions = [json.loads(x) for x in (tmp_path / "out" / "competitions.jsonl").read_text().splitlines()]
+    participants = [json.loads(x) for x in (tmp_path / "out" / "compete_participants.jsonl").read_text().splitlines()]
+    assert competitions[0]["name"] == "cup" and competitions[0]["practice_seed"] is None
+    assert participants[0]["name"] == "ann" and participants[0]["token_hash"] is None
+    text = "".join(p.read_text() for p in (tmp_path / "out").iterdir())
+    assert str(seed) not in text and policy.token_hash(token) not in text and token not in text
