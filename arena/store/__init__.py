@@ -15,6 +15,9 @@ does is split by concern, one module each:
 - ``entries.py``: the writes that set a tournament up (bots, tournaments, entrants,
   status, play settings); ``writer.py``: the writes of what is played (boards, matches,
   board pairs).
+- ``compete.py``: the competition server's tables (competitions, participants and their
+  token hashes, uploaded versions and their status): reads for every store, writes for
+  :class:`Store` (``arena/compete/`` is their one writer).
 
 **Readers never get the writer**: ``Store.open(path, read_only=True)`` returns a
 :class:`ReadStore`, which has the reads and the export and no write method; only an open

@@ -264,6 +264,9 @@ CREATE TABLE IF NOT EXISTS compete_participants (
 -- The archive is kept as <db folder>/compete/<competition>/archives/<archive_sha256>.tar.gz;
 -- bot_name, bot_version and content_hash are known once it is unpacked (checking), and the
 -- bots row (name, version) is written when it turns active.
+-- Later phases refer to a version by id (ladder units, the final's entrants) and play it as the
+-- entrant of its bots row: a ladder unit will be a row of its own (block number, the two
+-- version ids, status), so that a block is played in one unit only and a restart replays it.
 CREATE TABLE IF NOT EXISTS compete_versions (
     id             INTEGER   PRIMARY KEY,   -- 1, 2, ... over the database
     competition    VARCHAR   NOT NULL,
