@@ -111,14 +111,16 @@ class Intake:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
+            self.hub.wake.clear()
             version = self._claim()
             if version is None:
-                self.hub.wake.wait(5.0)
-                self.hub.wake.clear()
+                self.hub.wake.wait(5.0)  # set by an upload; the timeout retries failures of the server's
                 continue
             try:
-                self.process(version)
+                done = self.process(version)
                 self._failures.pop(version.id, None)
+                log.info("version %s of %s (%s): %s%s", done.id, done.participant, done.key or "?", done.status,
+                         f": {done.reason}" if done.reason else "")
             except Exception as e:  # the server's fault, never the bot's: logged, tried again a little later
                 log.error("intake of version %s failed:\n%s", version.id, traceback.format_exc())
                 self._server_failure(version, e)

@@ -57,6 +57,7 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
     """
     import uvicorn
 
+    _log_to_stderr()
     lock = RunLock(db)
     lock.acquire(f"compete:{competition}")
     try:
@@ -83,4 +84,13 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
         lock.release()
 
 
-logging.getLogger("arena.compete").addHandler(logging.NullHandler())
+def _log_to_stderr() -> None:
+    """The intake's log (each version settled, failures of the server's with their traceback) on
+    stderr, unless logging is set up already."""
+    logger = logging.getLogger("arena.compete")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False  # uvicorn may give the root logger a handler too
