@@ -77,3 +77,30 @@ def test_a_bad_manifest_is_rejected_without_showing_the_servers_folders(tmp_path
         assert str(tmp_path) not in out.reason and "the archive" in out.reason
     finally:
         hub.close()
+
+
+def test_two_intake_threads_take_each_version_once(tmp_path):
+    """--workers 2: two threads, two participants' uploads, each taken by one thread and settled once."""
+    from .conftest import until
+
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic", policy={"validation_boards": 1})
+        for who in ("ann", "bob"):
+            policy.add_participant(s, "cup", who)
+    hub = Hub(db, "cup")
+    intake = Intake(hub, Limits(isolate=False), workers=2)
+    try:
+        ids = [upload(hub, "ann", bot_copy("random", tmp_path / "a", name="anns")),
+               upload(hub, "bob", bot_copy("greedy", tmp_path / "b", name="bobs"))]
+        taken = []
+        original = intake.process
+        intake.process = lambda v: (taken.append(v.id), original(v))[1]
+        intake.start()
+        until(lambda: all(hub.run(lambda s: s.get_version(i)).status in ("active", "rejected") for i in ids),
+              120, "both versions to settle")
+        assert sorted(taken) == ids
+        assert [hub.run(lambda s: s.get_version(i)).status for i in ids] == ["active", "active"]
+    finally:
+        intake.stop()
+        hub.close()
