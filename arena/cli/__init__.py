@@ -6,7 +6,8 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 ``base.py`` holds the app and what commands share; the commands register on import,
 in the order ``arena --help`` lists them: ``match.py`` (replay, match), ``bots.py``,
 ``tournament.py``, ``ratings.py`` (ratings, plan), ``sprt.py``, ``results.py``
-(matches, log, export, serve).
+(matches, log, export, serve), ``compete.py`` (a competition's server, for its organiser),
+``remote.py`` (entering one from another machine).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 
 # the commands register as they are imported, in the order `arena --help` lists them
 from . import match, bots, tournament, ratings, sprt, results  # noqa: F401, I001
+from . import compete, remote  # noqa: F401, I001
 from .base import app
 
 __all__ = ["app", "main"]

@@ -15,6 +15,9 @@ does is split by concern, one module each:
 - ``entries.py``: the writes that set a tournament up (bots, tournaments, entrants,
   status, play settings); ``writer.py``: the writes of what is played (boards, matches,
   board pairs).
+- ``compete.py``: the competition server's tables (competitions, participants and their
+  token hashes, uploaded versions and their status): reads for every store, writes for
+  :class:`Store` (``arena/compete/`` is their one writer).
 
 **Readers never get the writer**: ``Store.open(path, read_only=True)`` returns a
 :class:`ReadStore`, which has the reads and the export and no write method; only an open
@@ -73,6 +76,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, Exporter
@@ -90,6 +94,9 @@ __all__ = [
     "TABLES",
     "LOCK_WAIT_S",
     "Bot",
+    "Competition",
+    "Participant",
+    "Version",
     "BoardPairRows",
     "BoardPairSummary",
     "ReadStore",
@@ -109,12 +116,12 @@ __all__ = [
 ]
 
 
-class ReadStore(Connection, TournamentReads, ResultReads, Exporter):
+class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads):
     """The arena database opened read-only (``Store.open(path, read_only=True)``): every
     read and the export, no write method."""
 
 
-class Store(ReadStore, EntryWriter, Writer):
+class Store(ReadStore, EntryWriter, Writer, CompeteWriter):
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 

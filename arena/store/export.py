@@ -16,6 +16,7 @@ TABLES: tuple[str, ...] = (
     "sprt_tests",
     "contree_calls",
     "tournament_settings",
+    "competitions", "compete_participants", "compete_versions",
 )
 
 #: A tournament whose seed may be shown (SQL condition on ``tournaments``).
@@ -25,7 +26,13 @@ _REVEALED = "(NOT seed_secret OR status = 'complete')"
 _EXPORTED = {
     "tournaments": f"SELECT * REPLACE (CASE WHEN {_REVEALED} THEN seed END AS seed) FROM tournaments",
     "boards": f"SELECT * FROM boards WHERE tournament IN (SELECT name FROM tournaments WHERE {_REVEALED})",
+    "competitions": "SELECT * REPLACE (NULL::VARCHAR AS practice_seed) FROM competitions",  # never shown
+    "compete_participants": "SELECT * REPLACE (NULL::VARCHAR AS token_hash) FROM compete_participants",
 }
+
+
+#: The competition server's tables (arena/compete/): absent from a database last written before them.
+_COMPETE = ("competitions", "compete_participants", "compete_versions")
 
 
 class Exporter:
@@ -53,7 +60,7 @@ class Exporter:
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT json"
         paths = []
         for table in TABLES:
-            if table in ("contree_calls", "sprt_tests", "tournament_settings") and not self._has_table(table):
+            if table in ("contree_calls", "sprt_tests", "tournament_settings", *_COMPETE) and not self._has_table(table):
                 continue  # a database last written before the table existed, opened read-only
             path = out / f"{table}.{fmt}"
             literal = str(path).replace("'", "''")

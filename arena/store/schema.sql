@@ -220,3 +220,66 @@ CREATE TABLE IF NOT EXISTS tournament_settings (
     cpu_s       INTEGER NOT NULL,           -- bot sandbox: CPU seconds per process (0 = unlimited)
     memory_mib  INTEGER NOT NULL            -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
 );
+
+-- A competition (arena compete, arena/compete/): participants upload bots to its server from
+-- their own machines (issue 22). Tables added to version 3 without an upgrade: every open for
+-- writing creates them (CREATE ... IF NOT EXISTS), and only the competition server writes them.
+-- Its policy is fixed at creation. practice_seed deals the validation boards (never rated,
+-- never used by the ladder or the final); it is never shown nor exported.
+CREATE TABLE IF NOT EXISTS competitions (
+    name              VARCHAR   PRIMARY KEY,
+    ruleset           VARCHAR   NOT NULL,   -- classic | strict | all-trumps | two-player
+    options           JSON      NOT NULL,   -- Ruleset.options(): every resolved option
+    uploads_per_day   INTEGER   NOT NULL,   -- uploads a participant may make in any 24 hours
+    active_versions   INTEGER   NOT NULL,   -- a participant's active versions; the oldest retire beyond
+    archive_mib       INTEGER   NOT NULL,   -- largest archive uploaded (compressed), MiB
+    unpacked_mib      INTEGER   NOT NULL,   -- largest archive unpacked, MiB
+    archive_files     INTEGER   NOT NULL,   -- most entries (files and folders) of an archive
+    max_ratio         INTEGER   NOT NULL,   -- highest unpacked / compressed size of an archive
+    decision_ms       INTEGER   NOT NULL,   -- deadline of one decision, ms
+    cpu_s             INTEGER   NOT NULL,   -- bot sandbox: CPU seconds per process (0 = unlimited)
+    memory_mib        INTEGER   NOT NULL,   -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
+    block_boards      INTEGER   NOT NULL,   -- boards of a ladder block (later phase: the ladder)
+    validation_boards INTEGER   NOT NULL,   -- boards of a validation match against the house bot
+    practice_seed     VARCHAR   NOT NULL,   -- 256 random bits, decimal: deals the practice boards (secret)
+    status            VARCHAR   NOT NULL CHECK (status IN ('open', 'closed')),
+    created_at        TIMESTAMP NOT NULL
+);
+
+-- Who may call a competition's API: a participant (uploads bots, sees its own versions and
+-- logs) or an admin (manages participants, sees every version). Tokens are shown once and
+-- stored only as the SHA-256 of their text; token_hash is NULL once revoked.
+CREATE TABLE IF NOT EXISTS compete_participants (
+    competition VARCHAR   NOT NULL,         -- competitions.name
+    name        VARCHAR   NOT NULL,
+    scope       VARCHAR   NOT NULL CHECK (scope IN ('participant', 'admin')),
+    token_hash  VARCHAR,                    -- lowercase hex SHA-256 of the token; NULL: revoked
+    created_at  TIMESTAMP NOT NULL,
+    token_at    TIMESTAMP,                  -- when the current token was issued (add, rotate)
+    PRIMARY KEY (competition, name)
+);
+
+-- One uploaded archive of a participant's bot and what became of it:
+-- queued -> checking -> validating -> active (-> retired), or rejected (reason says why).
+-- The archive is kept as <db folder>/compete/<competition>/archives/<archive_sha256>.tar.gz;
+-- bot_name, bot_version and content_hash are known once it is unpacked (checking), and the
+-- bots row (name, version) is written when it turns active.
+-- Later phases refer to a version by id (ladder units, the final's entrants) and play it as the
+-- entrant of its bots row: a ladder unit will be a row of its own (block number, the two
+-- version ids, status), so that a block is played in one unit only and a restart replays it.
+CREATE TABLE IF NOT EXISTS compete_versions (
+    id             INTEGER   PRIMARY KEY,   -- 1, 2, ... over the database
+    competition    VARCHAR   NOT NULL,
+    participant    VARCHAR   NOT NULL,      -- compete_participants.name
+    archive_sha256 VARCHAR   NOT NULL,      -- the uploaded bytes' SHA-256: an upload made twice is one version
+    archive_bytes  BIGINT    NOT NULL,
+    status         VARCHAR   NOT NULL
+                   CHECK (status IN ('queued', 'checking', 'validating', 'active', 'rejected', 'retired')),
+    reason         VARCHAR,                 -- why rejected or retired
+    bot_name       VARCHAR,
+    bot_version    VARCHAR,
+    content_hash   VARCHAR,                 -- referee.manifest.content_hash of the unpacked folder
+    validation     JSON,                    -- per ruleset: boards, wins/draws/losses, margin, faults
+    uploaded_at    TIMESTAMP NOT NULL,
+    updated_at     TIMESTAMP NOT NULL
+);

@@ -18,7 +18,7 @@ without a traceback (the traceback goes to the server's log).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import quote
@@ -55,13 +55,20 @@ class Unavailable(Exception):
 def _store(request: Request) -> Iterator[Store]:
     """The results database, opened read-only for one request and closed after it."""
     try:
-        s = Store.open(request.app.state.db, read_only=True)
+        s = _open(request.app)
     except StoreError as e:
         raise Unavailable(str(e)) from None
     try:
         yield s
     finally:
         s.close()
+
+
+def _open(app: FastAPI) -> Store:
+    """A read-only store for one request: ``app.state.open_store()`` when the application was
+    given one (the competition server lends its own database), else the file opened read-only."""
+    opener = getattr(app.state, "open_store", None)
+    return opener() if opener is not None else Store.open(app.state.db, read_only=True)
 
 
 # Route parameters (at module level: FastAPI resolves these annotations by name).
@@ -95,13 +102,17 @@ def _seconds(x) -> str:
     return f"{x // 3600}h {x % 3600 // 60:02d}m" if x >= 3600 else f"{x // 60}m {x % 60:02d}s"
 
 
-def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> FastAPI:
+def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
+               open_store: Callable[[], Store] | None = None) -> FastAPI:
     """The web application over the results database ``db`` (read-only).
 
     Args:
         db: the DuckDB results file (``arena tournament run --db``).
         allowed_hosts: the ``Host`` header values answered (default: the loopback
             names); ``["*"]`` answers any.
+        open_store: how a request opens the database read-only (default: ``Store.open(db,
+            read_only=True)``); the competition server passes its own (``arena.compete``),
+            since a process that writes the file cannot also open it read-only.
     """
     db = Path(db)
     app = FastAPI(
@@ -114,6 +125,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
         redoc_url=None,
     )
     app.state.db = db
+    app.state.open_store = open_store
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
@@ -206,7 +218,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
         writer longer than the store waits) answers 200 with ``{"unavailable": why}``.
         """
         try:
-            s = Store.open(db, read_only=True)
+            s = _open(app)
         except StoreError as e:
             return {"unavailable": str(e)}
         try:

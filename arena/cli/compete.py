@@ -1,0 +1,295 @@
+"""``arena compete create|list|serve`` and ``arena compete participant add|list|rotate|revoke``:
+the organiser's commands of a competition server (``arena/compete/``). Every one takes
+``--json``; a refusal prints ``{"error": why}`` then, besides the ``error:`` line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from .base import (
+    DEFAULT_DB, NoIsolateOption, OptionOption, RulesetName, WeakLimitsOption, DbOption, _Group, _limits,
+    _parse_options, app, command, console, err, fail,
+)
+
+compete_app = typer.Typer(help="Host a competition: participants upload bots to its server from their own "
+                          "machines.", no_args_is_help=True, cls=_Group)
+participant_app = typer.Typer(help="Add participants and admins, rotate and revoke their tokens.",
+                              no_args_is_help=True, cls=_Group)
+app.add_typer(compete_app, name="compete")
+compete_app.add_typer(participant_app, name="participant")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON (a refusal: {\"error\": why})")]
+ServerOption = Annotated[str | None, typer.Option(
+    "--server", metavar="URL", help="go through this running server with an admin token (ARENA_TOKEN or "
+    "`arena remote login`) instead of opening --db", show_default=False)]
+
+
+def refuse(message: str, as_json: bool, code: int = 1) -> typer.Exit:
+    """:func:`fail`, and ``{"error": message}`` on stdout with ``--json``."""
+    if as_json:
+        print(json.dumps({"error": message}))
+    return fail(message, code)
+
+
+def _writable(db: Path, as_json: bool):
+    """The store at ``db`` opened for writing, refused while a competition server holds it."""
+    from ..store import RunLock, Store, StoreError
+
+    holder = RunLock(db).holder()
+    if holder is not None:
+        raise refuse(f"{db} is held by pid {holder.get('pid', '?')} ({holder.get('tournament', '?')}): a running "
+                     "competition server is the database's only writer; go through it with --server URL and an admin "
+                     "token, or stop it first", as_json)
+    try:
+        return Store.open(db)
+    except StoreError as e:
+        raise refuse(str(e), as_json) from None
+
+
+def _policy_option(name: str, low: int = 1):
+    from ..compete.policy import DEFAULT_POLICY, POLICY_HELP
+
+    return Annotated[int | None, typer.Option(
+        "--" + name.replace("_", "-"), min=low, show_default=False,
+        help=f"{POLICY_HELP[name]} (default {DEFAULT_POLICY[name]})")]
+
+
+@compete_app.command("create")
+def create(
+    name: Annotated[str, typer.Argument(help="competition name")],
+    ruleset: Annotated[RulesetName, typer.Option(help="rule system")] = RulesetName.classic,
+    option: OptionOption = None,
+    uploads_per_day: _policy_option("uploads_per_day") = None,
+    active_versions: _policy_option("active_versions") = None,
+    archive_mib: _policy_option("archive_mib") = None,
+    unpacked_mib: _policy_option("unpacked_mib") = None,
+    archive_files: _policy_option("archive_files") = None,
+    max_ratio: _policy_option("max_ratio") = None,
+    decision_ms: _policy_option("decision_ms", 10) = None,
+    cpu_s: _policy_option("cpu_s", 0) = None,
+    memory_mib: _policy_option("memory_mib", 0) = None,
+    block_boards: _policy_option("block_boards") = None,
+    validation_boards: _policy_option("validation_boards") = None,
+    as_json: JsonOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Create a competition with its ruleset, options and policy (fixed once created).
+
+    A secret practice seed is drawn for the validation matches (never rated). Then add
+    participants (`arena compete participant add`) and start its server (`arena compete serve`).
+    """
+    from ..compete import policy
+    from ..store import StoreError
+
+    values = dict(uploads_per_day=uploads_per_day, active_versions=active_versions, archive_mib=archive_mib,
+                  unpacked_mib=unpacked_mib, archive_files=archive_files, max_ratio=max_ratio, decision_ms=decision_ms,
+                  cpu_s=cpu_s, memory_mib=memory_mib, block_boards=block_boards, validation_boards=validation_boards)
+    options = _parse_options(option)
+    store = _writable(db, as_json)
+    try:
+        c = policy.create(store, name, ruleset.value, options, values)
+    except (StoreError, ValueError) as e:
+        raise refuse(str(e), as_json) from None
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps(c.public()))
+        return
+    console.print(f"created competition [bold]{escape(c.name)}[/] ({c.ruleset}); policy: "
+                  + ", ".join(f"{k}={v}" for k, v in c.policy.items()), highlight=False)
+    console.print(f"next: {escape(command('compete', 'participant', 'add', 'NAME', '--competition', c.name, db=db))}",
+                  highlight=False)
+
+
+@compete_app.command("list")
+def list_competitions(as_json: JsonOption = False, db: DbOption = DEFAULT_DB) -> None:
+    """List the competitions of the database with their policy."""
+    from ..store import Store, StoreError
+
+    if not db.exists():
+        raise refuse(f"no database at {db}: create a competition first, or pass --db PATH", as_json)
+    try:
+        with Store.open(db, read_only=True) as s:
+            rows = [c.public() for c in s.list_competitions()]
+    except StoreError as e:
+        raise refuse(str(e), as_json) from None
+    if as_json:
+        print(json.dumps(rows))
+        return
+    for c in rows:
+        console.print(f"[bold]{escape(c['name'])}[/] {c['ruleset']} {c['status']}: "
+                      + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
+
+
+CompetitionOption = Annotated[str | None, typer.Option(
+    "--competition", metavar="NAME", help="the competition (default: the database's only one)", show_default=False)]
+
+
+def _only_competition(store, given: str | None, as_json: bool) -> str:
+    if given is not None:
+        return given
+    names = [c.name for c in store.list_competitions()]
+    if len(names) != 1:
+        raise refuse("pass --competition NAME: " + (f"the database holds {', '.join(names)}" if names else
+                                                     "the database holds none (`arena compete create`)"), as_json)
+    return names[0]
+
+
+def _participant_command(action: str, name: str | None, competition: str | None, admin: bool, server: str | None,
+                         as_json: bool, db: Path) -> None:
+    """add, rotate, revoke or list: through ``server``'s API, or on the database."""
+    from ..compete import policy
+    from ..compete.client import Remote, RemoteError, resolve
+    from ..store import StoreError
+
+    try:
+        if server is not None:
+            with Remote(*resolve(server)) as r:
+                out = {"add": lambda: r.add_participant(name, admin), "rotate": lambda: r.rotate(name),
+                       "revoke": lambda: r.revoke(name), "list": r.participants}[action]()
+        else:
+            store = _writable(db, as_json)
+            try:
+                comp = _only_competition(store, competition, as_json)
+                if action == "add":
+                    p, token = policy.add_participant(store, comp, name, admin=admin)
+                    out = {**p.public(), "token": token}
+                elif action == "rotate":
+                    p, token = policy.rotate(store, comp, name)
+                    out = {**p.public(), "token": token}
+                elif action == "revoke":
+                    out = policy.revoke(store, comp, name).public()
+                else:
+                    out = [p.public() for p in store.participants(comp)]
+            finally:
+                store.close()
+    except (RemoteError, StoreError, ValueError) as e:
+        raise refuse(str(e), as_json) from None
+    if as_json:
+        print(json.dumps({"token": out["token"]} if action in ("add", "rotate") else out))
+        return
+    if action == "list":
+        for p in out:
+            console.print(f"{escape(p['name'])} ({p['scope']}){'' if p['active'] else ' revoked'}", highlight=False)
+    elif action == "revoke":
+        console.print(f"revoked the token of {escape(out['name'])}: its requests answer 401 "
+                      "(`arena compete participant rotate` issues a new one)", highlight=False)
+    else:
+        err.print(f"{'new' if action == 'add' else 'rotated'} token of {escape(out['name'])} ({out['scope']}), "
+                  "shown only now: give it to them privately", highlight=False)
+        print(out["token"])
+
+
+NameArg = Annotated[str, typer.Argument(help="participant name (1 to 64 letters, digits, '-', '_', '.')")]
+
+
+@participant_app.command("add")
+def participant_add(
+    name: NameArg,
+    admin: Annotated[bool, typer.Option("--admin", help="an admin token (manages participants) instead")] = False,
+    competition: CompetitionOption = None, server: ServerOption = None, as_json: JsonOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Add a participant and print its token, once: the database keeps only its SHA-256."""
+    _participant_command("add", name, competition, admin, server, as_json, db)
+
+
+@participant_app.command("rotate")
+def participant_rotate(name: NameArg, competition: CompetitionOption = None, server: ServerOption = None,
+                       as_json: JsonOption = False, db: DbOption = DEFAULT_DB) -> None:
+    """Give a participant a new token (printed once); the old one answers 401."""
+    _participant_command("rotate", name, competition, False, server, as_json, db)
+
+
+@participant_app.command("revoke")
+def participant_revoke(name: NameArg, competition: CompetitionOption = None, server: ServerOption = None,
+                       as_json: JsonOption = False, db: DbOption = DEFAULT_DB) -> None:
+    """Revoke a participant's token: its requests answer 401 from now on."""
+    _participant_command("revoke", name, competition, False, server, as_json, db)
+
+
+@participant_app.command("list")
+def participant_list(competition: CompetitionOption = None, server: ServerOption = None,
+                     as_json: JsonOption = False, db: DbOption = DEFAULT_DB) -> None:
+    """List participants and admins (name, scope, revoked)."""
+    _participant_command("list", None, competition, False, server, as_json, db)
+
+
+@compete_app.command("serve")
+def serve(
+    name: Annotated[str, typer.Argument(help="competition name")],
+    host: Annotated[str, typer.Option(metavar="ADDRESS", help="address to listen on (another than 127.0.0.1: "
+                                      "use TLS or a proxy that adds it)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one)")] = 8000,
+    certfile: Annotated[Path | None, typer.Option(metavar="FILE", help="TLS certificate chain (PEM): serve "
+                                                  "https", show_default=False)] = None,
+    keyfile: Annotated[Path | None, typer.Option(metavar="FILE", help="TLS private key (PEM)",
+                                                 show_default=False)] = None,
+    workers: Annotated[int, typer.Option(min=1, max=16, help="uploads checked and validated at once")] = 1,
+    no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
+    as_json: JsonOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Run the competition's server: the API under /api/v1, the pages, the intake.
+
+    One process owns the database as its only writer until Ctrl-C. Uploads are
+    checked, frozen, checked in the sandbox and validated against the house bot; a
+    server started again resumes the uploads left pending.
+    """
+    from referee import sandbox
+    from referee.sandbox import report as sandbox_report
+
+    from ..compete.server import serve as run_server
+    from ..store import StoreError
+    from ..web import ServeError, is_loopback
+
+    if (certfile is None) != (keyfile is None):
+        raise refuse("give both --certfile and --keyfile (or neither)", as_json, code=2)
+    if not db.exists():
+        raise refuse(f"no database at {db}: `arena compete create NAME --db {db}` first", as_json)
+    if not no_isolate and not sandbox.support().works:
+        raise refuse(f"the bot sandbox is unavailable here ({sandbox.support().problem}): a competition runs "
+                     "anyone's code; fix that (SECURITY.md), or pass --no-isolate for trusted bots only", as_json)
+    c = _competition_of(db, name, as_json)
+    limits = _limits(c.policy["cpu_s"], c.policy["memory_mib"], not no_isolate, [], weak_limits)
+    if not as_json:
+        console.print(sandbox_report(limits), style="dim", highlight=False)
+    if not is_loopback(host) and certfile is None:
+        err.print(f"[yellow]warning:[/] listening on {escape(host)} without TLS: tokens cross the network in "
+                  "clear; give --certfile/--keyfile or put a TLS proxy in front", highlight=False)
+
+    def announce(url: str) -> None:
+        if as_json:
+            print(json.dumps({"url": url, "competition": name, "db": str(db)}), flush=True)
+        else:
+            console.print(f"serving competition {escape(name)} on {url} (API: {url}api/v1, Ctrl-C stops)",
+                          highlight=False, soft_wrap=True)
+
+    try:
+        run_server(db, name, host, port, limits=limits, workers=workers, certfile=certfile, keyfile=keyfile,
+                   announce=announce)
+    except (StoreError, ServeError) as e:
+        raise refuse(str(e), as_json) from None
+    except KeyboardInterrupt:
+        pass
+
+
+def _competition_of(db: Path, name: str, as_json: bool):
+    """The competition ``name`` read from ``db`` (closed again before the server opens it)."""
+    from ..store import Store, StoreError
+
+    try:
+        with Store.open(db, read_only=True) as s:
+            c = s.get_competition(name)
+    except StoreError as e:
+        raise refuse(str(e), as_json) from None
+    if c is None:
+        raise refuse(f"no competition {name!r} in {db}: `arena compete create {name}` first", as_json)
+    return c

@@ -1,0 +1,169 @@
+"""``arena remote login|submit|status|logs|whoami``: a participant's client of a competition
+server (``arena.compete.client``). Every command takes ``--json``; a refusal prints
+``{"error": why, "status": HTTP status}`` then, besides the ``error:`` line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from referee.manifest import ManifestError
+
+from ..report.render import show_table
+from .base import _Group, app, console, err, fail
+
+remote_app = typer.Typer(help="Enter a competition from your machine: log in, submit a bot, follow its "
+                         "status, read its logs.", no_args_is_help=True, cls=_Group)
+app.add_typer(remote_app, name="remote")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="print JSON (a refusal: {\"error\": why})")]
+ServerOption = Annotated[str | None, typer.Option(
+    "--server", metavar="URL", help="the competition server (default: ARENA_SERVER, else the last login)",
+    show_default=False)]
+
+
+def refuse(message: str, as_json: bool, status: int | None = None) -> typer.Exit:
+    if as_json:
+        print(json.dumps({"error": message, "status": status}))
+    return fail(message)
+
+
+def _remote(server: str | None, as_json: bool):
+    from ..compete.client import Remote, RemoteError, resolve
+
+    try:
+        return Remote(*resolve(server))
+    except RemoteError as e:
+        raise refuse(str(e), as_json) from None
+
+
+def _call(as_json: bool, work):
+    from ..compete.archive import ArchiveError
+    from ..compete.client import RemoteError
+
+    try:
+        return work()
+    except RemoteError as e:
+        raise refuse(str(e), as_json, e.status) from None
+    except (ArchiveError, ManifestError) as e:
+        raise refuse(str(e), as_json) from None
+
+
+@remote_app.command("login")
+def login(
+    server: Annotated[str, typer.Option("--server", metavar="URL", help="the competition server, "
+                                        "https://HOST:PORT")],
+    token: Annotated[str | None, typer.Option(
+        "--token", metavar="TOKEN", help="your token (default: ARENA_TOKEN, else read from the terminal or stdin; "
+        "prefer those: a command line shows in the process list)", show_default=False)] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check your token at the server and keep it in a config file only you can read (0600)."""
+    from ..compete.client import login as do_login
+
+    token = token or os.environ.get("ARENA_TOKEN")
+    if not token:
+        token = typer.prompt("token", hide_input=True) if sys.stdin.isatty() else sys.stdin.readline()
+    token = token.strip()
+    who, path = _call(as_json, lambda: do_login(server, token))
+    if as_json:
+        print(json.dumps({"participant": who["participant"], "scope": who["scope"],
+                          "competition": who["competition"]["name"], "config": str(path)}))
+        return
+    console.print(f"logged in to {escape(server)} as {escape(who['participant'])} ({who['scope']}) in "
+                  f"{escape(who['competition']['name'])}; token kept in {escape(str(path))}", highlight=False)
+
+
+@remote_app.command("whoami")
+def whoami(server: ServerOption = None, as_json: JsonOption = False) -> None:
+    """Who your token is, the competition's ruleset and policy, your upload quota."""
+    with _remote(server, as_json) as r:
+        me = _call(as_json, r.me)
+    if as_json:
+        print(json.dumps(me))
+        return
+    c = me["competition"]
+    console.print(f"{escape(me['participant'])} ({me['scope']}) in {escape(c['name'])}: {c['ruleset']}, "
+                  + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
+    if "quota" in me:
+        q = me["quota"]
+        console.print(f"uploads: {q['used']} of {q['per_day']} in the last 24 hours"
+                      + (f"; next possible in {q['retry_after_s']} s" if not q["left"] else ""), highlight=False)
+
+
+@remote_app.command("submit")
+def submit(
+    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Pack the bot's folder (the files its content hash covers) and upload it.
+
+    The server checks the archive, then the bot (sandbox check, a validation match
+    against its house bot on practice boards): follow it with `arena remote status`.
+    """
+    from referee.manifest import content_hash, load_manifest
+
+    manifest = _call(as_json, lambda: load_manifest(folder))
+    digest = _call(as_json, lambda: content_hash(manifest.folder))
+    with _remote(server, as_json) as r:
+        version, new = _call(as_json, lambda: r.submit(manifest.folder))
+    if as_json:
+        print(json.dumps({**version, "new": new, "local_content_hash": digest}))
+        return
+    console.print(("uploaded" if new else "already uploaded (the same bytes)") + f" {escape(manifest.key)} "
+                  f"(content hash {digest[:16]}…) as version {version['id']}: {version['status']}; "
+                  "`arena remote status` follows it", highlight=False)
+
+
+@remote_app.command("status")
+def status(
+    version: Annotated[str | None, typer.Argument(help="one version: its id or name@version (default: all)",
+                                                  show_default=False)] = None,
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Your versions: queued, checking, validating, active, rejected (why) or retired."""
+    with _remote(server, as_json) as r:
+        rows = _call(as_json, (lambda: [r.version(r.version_id(version))]) if version else r.versions)
+    if as_json:
+        print(json.dumps(rows if version is None else rows[0]))
+        return
+    t = Table(title="versions", header_style="bold")
+    for col in ("id", "bot", "status", "uploaded (UTC)", "validation / reason"):
+        t.add_column(col)
+    for v in rows:
+        val = v.get("validation") or {}
+        summary = "; ".join(f"{k}: {x['wins']}-{x['draws']}-{x['losses']} vs {val.get('house', '?')}"
+                            for k, x in val.get("rulesets", {}).items())
+        t.add_row(str(v["id"]), escape(v["bot"] or "?"), v["status"], v["uploaded_at"][:19],
+                  escape(v["reason"] or summary))
+    show_table(console, t)
+
+
+@remote_app.command("logs")
+def logs(
+    version: Annotated[str, typer.Argument(help="your version: its id or name@version")],
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Your bot's own output (stdout, stderr) in its validation matches, per process."""
+    with _remote(server, as_json) as r:
+        out = _call(as_json, lambda: r.logs(version))
+    if as_json:
+        print(json.dumps(out))
+        return
+    if not out["logs"]:
+        err.print(f"version {out['version']} ({out['status']}) has no logs yet"
+                  + (f": {escape(out['reason'])}" if out.get("reason") else ""), highlight=False)
+    for name, text in out["logs"].items():
+        console.rule(escape(name))
+        console.print(text, markup=False, highlight=False)

@@ -1,0 +1,280 @@
+"""The competition's authenticated API under ``/api/v1`` (in the OpenAPI of ``/api/openapi.json``).
+
+Every route needs ``Authorization: Bearer <token>`` (``arena compete participant add`` issues
+tokens). Answers, as JSON ``{"detail": why}`` when refused:
+
+- **401** a missing, wrong or revoked token (``WWW-Authenticate: Bearer``);
+- **403** a route of the other scope (an admin route with a participant's token, an upload with
+  an admin's);
+- **404** what does not exist *or is another participant's* (the same answer: nobody learns
+  which ids others hold);
+- **413** an upload over the competition's ``archive_mib``; **422** an archive refused (the
+  reason: :mod:`arena.compete.archive`); **409** uploads to a closed competition;
+- **429** the upload quota spent (``uploads_per_day`` in any 24 hours), with ``Retry-After``
+  (seconds) and the time in the message.
+
+Routes: ``GET /api/v1/me``; ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
+``application/gzip``; 201 with the new version, 200 with the earlier one when the same bytes were
+uploaded before); ``GET /api/v1/versions``, ``GET /api/v1/versions/{id}``, ``GET
+/api/v1/versions/{id}/logs`` (a participant's own; an admin's: every version, no logs); admin:
+``GET /api/v1/participants``, ``POST /api/v1/participants``, ``POST
+/api/v1/participants/{name}/revoke``, ``POST /api/v1/participants/{name}/rotate``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from datetime import timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+
+from ..store import Participant, StoreError, Version
+from ..store.compete import day_ago
+from ..store.model import _now
+from . import policy
+from .archive import ArchiveError, ArchiveLimits, check_archive
+from .hub import Hub
+from .intake import own_logs
+
+__all__ = ["ApiError", "mount"]
+
+_bearer = HTTPBearer(auto_error=False, description="a token of `arena compete participant add` (bat_…)")
+
+
+class ApiError(Exception):
+    """A refused request: HTTP ``status``, the ``detail`` shown, extra ``headers``."""
+
+    def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None):
+        super().__init__(detail)
+        self.status, self.detail, self.headers = status, detail, headers or {}
+
+
+class NewParticipant(BaseModel):
+    name: str = Field(description="1 to 64 letters, digits, '-', '_' or '.'")
+    admin: bool = Field(False, description="an admin token (manages participants) instead of a participant's")
+
+
+def _hub(request: Request) -> Hub:
+    return request.app.state.hub
+
+
+def _caller(request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Participant:
+    """The participant or admin whose live token the request carries, else a 401."""
+    hub = _hub(request)
+    if creds is None or creds.scheme.lower() != "bearer":
+        raise ApiError(401, "no token: send `Authorization: Bearer TOKEN` (`arena remote login` keeps one)",
+                       {"WWW-Authenticate": "Bearer"})
+    digest = policy.token_hash(creds.credentials)
+    who = hub.run(lambda s: s.participant_by_token_hash(hub.competition, digest))
+    if who is None:
+        raise ApiError(401, "the token is wrong or revoked: ask the organiser for a new one",
+                       {"WWW-Authenticate": "Bearer"})
+    return who
+
+
+Caller = Annotated[Participant, Depends(_caller)]
+VersionId = Annotated[int, PathParam(ge=1, description="a version's id (`arena remote status` lists them)")]
+
+
+def _participant(who: Participant) -> Participant:
+    if who.scope != "participant":
+        raise ApiError(403, "an admin token enters no bots: add a participant (`arena compete participant add`)")
+    return who
+
+
+def _admin(who: Participant) -> Participant:
+    if who.scope != "admin":
+        raise ApiError(403, "this needs an admin token (`arena compete participant add NAME --admin`)")
+    return who
+
+
+def _own_version(hub: Hub, who: Participant, version_id: int) -> Version:
+    v = hub.run(lambda s: s.get_version(version_id))
+    if v is None or v.competition != hub.competition or (who.scope != "admin" and v.participant != who.name):
+        raise ApiError(404, f"no version {version_id} of yours: `arena remote status` lists your versions")
+    return v
+
+
+def quota(hub: Hub, who: Participant, store=None) -> dict:
+    """The participant's upload quota: ``per_day``, ``used`` (in the last 24 hours), ``left``,
+    ``retry_after_s`` (seconds until one is free again; 0 when one is left)."""
+    def work(s):
+        c = s.get_competition(hub.competition)
+        now = _now()
+        times = s.uploads_since(hub.competition, who.name, day_ago(now))
+        per_day = c.policy["uploads_per_day"]
+        wait = 0 if len(times) < per_day else \
+            max(1, math.ceil((times[len(times) - per_day] + timedelta(days=1) - now).total_seconds()))
+        return {"per_day": per_day, "used": len(times), "left": max(0, per_day - len(times)), "retry_after_s": wait}
+
+    return work(store) if store is not None else hub.run(work)
+
+
+def _store_upload(hub: Hub, who: Participant, data: bytes, digest: str) -> tuple[Version, bool]:
+    """Under the store's lock: the earlier version of these bytes, or (quota allowing) the
+    archive written and a new ``queued`` version; ``(version, new)``."""
+    def work(s):
+        old = s.find_upload(hub.competition, who.name, digest)
+        if old is not None:
+            return old, False
+        q = quota(hub, who, s)
+        if q["left"] == 0:
+            raise ApiError(429, f"{q['used']} uploads in the last 24 hours, the competition's limit: the next is "
+                           f"possible in {q['retry_after_s']} s", {"Retry-After": str(q["retry_after_s"])})
+        path = hub.archives / f"{digest}.tar.gz"
+        if not path.exists():
+            tmp = path.with_name(f".{digest}.{os.getpid()}.partial")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        return s.add_version(hub.competition, who.name, digest, len(data)), True
+
+    return hub.run(work)
+
+
+def _admin_run(hub: Hub, work):
+    """``hub.run(work)``, a refusal (a taken or bad name: 400; an unknown participant: 404) as an :class:`ApiError`."""
+    try:
+        return hub.run(work)
+    except ValueError as e:  # StoreError too
+        raise ApiError(404 if str(e).startswith("no participant") else 400, str(e)) from None
+
+
+router = APIRouter(prefix="/api/v1", tags=["competition"])
+
+
+@router.get("/me")
+def me(request: Request, who: Caller) -> dict:
+    """Who the token is (name, scope), the competition (ruleset, options, policy) and, for a
+    participant, the upload quota."""
+    hub = _hub(request)
+    c = hub.run(lambda s: s.get_competition(hub.competition))
+    out = {"participant": who.name, "scope": who.scope, "competition": c.public()}
+    if who.scope == "participant":
+        out["quota"] = quota(hub, who)
+    return out
+
+
+@router.post("/versions", status_code=201, openapi_extra={"requestBody": {
+    "required": True, "content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}},
+    "description": "the bot folder as a .tar.gz (`arena remote submit FOLDER` packs it)"}})
+async def upload(request: Request, who: Caller) -> JSONResponse:
+    """Upload a bot version: the archive is checked before anything is written (paths, links,
+    special files, sizes, file count, compression ratio), stored, and queued for the intake.
+    201 and the new version; 200 and the earlier version for bytes uploaded before."""
+    hub = _hub(request)
+    _participant(who)
+    c = await run_in_threadpool(hub.run, lambda s: s.get_competition(hub.competition))
+    if c.status != "open":
+        raise ApiError(409, f"competition {c.name!r} is closed: it takes no uploads")
+    limits = ArchiveLimits.of(c.policy)
+    declared = request.headers.get("content-length")
+    too_big = f"the upload is over {limits.compressed_bytes:,} bytes, the competition's cap: leave out what the " \
+              "bot does not need"
+    if declared is not None and declared.isdigit() and int(declared) > limits.compressed_bytes:
+        raise ApiError(413, too_big)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limits.compressed_bytes:
+            raise ApiError(413, too_big)
+    data = bytes(body)
+    try:
+        await run_in_threadpool(check_archive, data, limits)
+    except ArchiveError as e:
+        raise ApiError(422, str(e)) from None
+    digest = hashlib.sha256(data).hexdigest()
+    version, new = await run_in_threadpool(_store_upload, hub, who, data, digest)
+    if new:
+        hub.wake.set()
+    return JSONResponse(version.public(), status_code=201 if new else 200)
+
+
+@router.get("/versions")
+def versions(request: Request, who: Caller) -> list[dict]:
+    """The caller's versions, oldest first (an admin: every participant's)."""
+    hub = _hub(request)
+    owner = None if who.scope == "admin" else who.name
+    return [v.public() for v in hub.run(lambda s: s.versions(hub.competition, owner))]
+
+
+@router.get("/versions/{version_id}")
+def version(request: Request, version_id: VersionId, who: Caller) -> dict:
+    """One of the caller's versions: status, reason, validation summary (404 for another's)."""
+    return _own_version(_hub(request), who, version_id).public()
+
+
+@router.get("/versions/{version_id}/logs")
+def logs(request: Request, version_id: VersionId, who: Caller) -> dict:
+    """The output (stdout and stderr) of the caller's own bot in its validation matches, per
+    process (``{"version", "status", "reason", "logs": {"RULESET/FILE": text}}``, each the last
+    256 KiB); readable by the version's owner only (404 for anyone else)."""
+    hub = _hub(request)
+    v = _own_version(hub, _participant(who), version_id)
+    return {"version": v.id, "status": v.status, "reason": v.reason, "logs": own_logs(hub, v)}
+
+
+@router.get("/participants")
+def participants(request: Request, who: Caller) -> list[dict]:
+    """Admin: every participant and admin (name, scope, whether its token is live)."""
+    hub = _hub(request)
+    _admin(who)
+    return [p.public() for p in hub.run(lambda s: s.participants(hub.competition))]
+
+
+@router.post("/participants", status_code=201)
+def add(request: Request, body: NewParticipant, who: Caller) -> dict:
+    """Admin: add a participant (or admin); its token is in the answer, and shown only there."""
+    hub = _hub(request)
+    _admin(who)
+    p, token = _admin_run(hub, lambda s: policy.add_participant(s, hub.competition, body.name, admin=body.admin))
+    return {**p.public(), "token": token}
+
+
+@router.post("/participants/{name}/rotate")
+def rotate(request: Request, name: str, who: Caller) -> dict:
+    """Admin: a new token for the participant (the old one answers 401 from now on)."""
+    hub = _hub(request)
+    _admin(who)
+    p, token = _admin_run(hub, lambda s: policy.rotate(s, hub.competition, name))
+    return {**p.public(), "token": token}
+
+
+@router.post("/participants/{name}/revoke")
+def revoke(request: Request, name: str, who: Caller) -> dict:
+    """Admin: revoke the participant's token (401 from now on; `rotate` issues a new one)."""
+    hub = _hub(request)
+    _admin(who)
+    return _admin_run(hub, lambda s: policy.revoke(s, hub.competition, name)).public()
+
+
+def mount(app: FastAPI, hub: Hub) -> FastAPI:
+    """Add the ``/api/v1`` routes over ``hub`` to a web application (:func:`arena.web.create_app`)."""
+    app.state.hub = hub
+    app.include_router(router)
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError):
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=exc.headers)
+
+    pages = app.exception_handlers.get(RequestValidationError)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        """Under ``/api/v1``: a bad body is a 422 saying which field; a bad id in the path a 404."""
+        if not request.url.path.startswith("/api/v1/") and pages is not None:
+            return await pages(request, exc)
+        where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
+        if all(e.get("loc", ("",))[0] == "body" for e in exc.errors()):
+            return JSONResponse({"detail": f"a bad request body ({where}): see /api/openapi.json"}, status_code=422)
+        return JSONResponse({"detail": f"there is nothing at {request.url.path} ({where})"}, status_code=404)
+
+    app.openapi_schema = None
+    return app

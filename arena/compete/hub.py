@@ -1,0 +1,63 @@
+"""What the competition server's threads share: the one writing store (:class:`Hub`), its lock,
+and the folders beside the database where uploads, unpacked bots and logs are kept.
+
+Layout (``ROOT`` = ``<database folder>/compete/<competition>``):
+
+- ``ROOT/archives/<sha256>.tar.gz``: every accepted upload, named by its bytes' SHA-256 (written
+  once, before its ``compete_versions`` row; an upload made twice is stored once);
+- ``ROOT/work/<version id>/``: an upload unpacked while the intake checks it (removed after);
+- ``ROOT/logs/<version id>/``: the output of every bot process of its validation matches
+  (``<entrant>-table<T>-seat<S>-<n>.log``, :class:`referee.match.MatchConfig`); its owner
+  reads its own bot's files only;
+- ``<database folder>/bots/``: frozen copies, as ``arena bots submit`` makes them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from ..store import ReadStore, Store
+
+T = TypeVar("T")
+
+
+class Hub:
+    """The server's store, opened for writing once for the server's life (DuckDB lets one
+    process write a file; this one is it), and a lock that lets one thread use it at a time.
+
+    Use :meth:`run` for any read or write of the API and the intake; :meth:`reader` gives the
+    web pages a read-only view on a connection of their own to the same database.
+    """
+
+    def __init__(self, db: Path, competition: str):
+        """Open ``db`` for writing. Raises: StoreError (the database cannot be opened)."""
+        self.db = Path(db)
+        self.competition = competition
+        self.store: Store = Store.open(self.db)
+        self.lock = threading.RLock()
+        self.root = self.db.parent / "compete" / competition
+        self.archives = self.root / "archives"
+        self.work = self.root / "work"
+        self.logs = self.root / "logs"
+        self.bots_root = self.db.parent / "bots"
+        for folder in (self.archives, self.work, self.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.wake = threading.Event()  # set when an upload is queued: the intake looks at once
+
+    def run(self, work: Callable[[Store], T]) -> T:
+        """``work(store)`` with the store to itself."""
+        with self.lock:
+            return work(self.store)
+
+    def reader(self) -> ReadStore:
+        """A read-only store on a connection of its own (a cursor of the server's database):
+        what a web page reads with, from any thread; close it after use."""
+        with self.lock:
+            return ReadStore(self.store.con.cursor(), self.db, read_only=True)
+
+    def close(self) -> None:
+        with self.lock:
+            self.store.close()

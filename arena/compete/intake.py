@@ -1,0 +1,280 @@
+"""The intake: an uploaded version's way from ``queued`` to ``active`` or ``rejected``.
+
+1. **checking**: the stored archive is unpacked (:func:`arena.compete.archive.extract`, checked
+   again) into ``ROOT/work/<id>``; its manifest is read (it must play the competition's ruleset,
+   and its bot name must be the uploader's: another participant's versions never carry it); its
+   content hash is computed, the folder frozen (:func:`arena.play.bots.freeze`) and the frozen
+   copy checked in the sandbox (:func:`arena.play.bots.check_bot`, as ``arena bots check``).
+2. **validating**: a duplicate match against the house bot (``sample_bots/greedy``) in every
+   ruleset the bot claims, on practice boards: dealt from a seed derived from the competition's
+   secret practice seed and the version's id, never rated, never used by the ladder or the
+   final. Any fault of the bot rejects it. Every bot process's output is kept in
+   ``ROOT/logs/<id>/`` (its owner reads its own bot's files).
+3. **active**: the ``bots`` row is written and the participant's oldest active versions beyond
+   the policy's ``active_versions`` are ``retired``.
+
+The status is in the database, never only in memory: a server killed at any point and started
+again takes every ``queued``, ``checking`` or ``validating`` version from the start of step 1.
+Each step is idempotent (the frozen copy is named by content and reused, ``add_bot`` of the same
+content is a no-op), so nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from referee.manifest import ManifestError, content_hash, load_manifest
+from referee.match import Entrant, MatchConfig, play_match
+from referee.records import printable
+from referee.rules import get_ruleset, make_board
+from referee.sandbox import Limits
+
+from ..play.bots import check_bot, freeze, remove_copy
+from ..store import Competition, Version
+from ..store.compete import PENDING
+from ..store.model import variant_options
+from .archive import ArchiveError, ArchiveLimits, extract
+from .hub import Hub
+
+__all__ = ["HOUSE_BOT", "Intake", "Rejected", "practice_seed"]
+
+log = logging.getLogger("arena.compete")
+
+#: Seconds before a version whose intake failed for the server's reasons is tried again, and the failures
+#: in a row after which it is rejected (saying it was the server's fault).
+RETRY_S = 30.0
+MAX_SERVER_FAILURES = 3
+
+#: The house bot every new version plays its validation matches against.
+HOUSE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"
+
+
+class Rejected(Exception):
+    """A version refused; the message is the reason its owner reads."""
+
+
+def practice_seed(competition_seed: int, version_id: int, ruleset: str) -> int:
+    """The seed of a version's validation boards in ``ruleset``: SHA-256 of the competition's
+    practice seed, the version id and the ruleset (256 bits). Never a ladder or final seed."""
+    text = f"{competition_seed}:validation:{version_id}:{ruleset}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest(), "big")
+
+
+def resolved_ruleset(c: Competition):
+    """The competition's :class:`referee.rules.Ruleset` with its stored options."""
+    values = {k: v == "on" for k, v in variant_options(c.ruleset, c.options).items()}
+    return get_ruleset(c.ruleset, target=c.options.get("target"), **values)
+
+
+class Intake:
+    """``workers`` threads that take pending versions one at a time, oldest first."""
+
+    def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1):
+        self.hub, self.limits, self.workers = hub, limits, workers
+        self._claimed: set[int] = set()
+        self._failures: dict[int, tuple[int, float]] = {}  # version id -> (server failures, retry not before)
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Start the threads; pending versions left by an earlier run are taken first."""
+        for n in range(self.workers):
+            t = threading.Thread(target=self._loop, name=f"intake-{n}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        self.hub.wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the threads to stop after the version in hand (daemon threads: a server that exits
+        does not wait; the version stays pending and is taken again at the next start)."""
+        self._stop.set()
+        self.hub.wake.set()
+        for t in self._threads:
+            t.join(timeout)
+
+    def _claim(self) -> Version | None:
+        def work(store):
+            now = time.monotonic()
+            for v in store.versions(self.hub.competition, statuses=PENDING):
+                if v.id not in self._claimed and self._failures.get(v.id, (0, 0.0))[1] <= now:
+                    self._claimed.add(v.id)
+                    return store.set_version(v.id, "checking")
+            return None
+
+        return self.hub.run(work)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.hub.wake.clear()
+            version = self._claim()
+            if version is None:
+                self.hub.wake.wait(5.0)  # set by an upload; the timeout retries failures of the server's
+                continue
+            try:
+                done = self.process(version)
+                self._failures.pop(version.id, None)
+                log.info("version %s of %s (%s): %s%s", done.id, done.participant, done.key or "?", done.status,
+                         f": {done.reason}" if done.reason else "")
+            except Exception as e:  # the server's fault, never the bot's: logged, tried again a little later
+                log.error("intake of version %s failed:\n%s", version.id, traceback.format_exc())
+                self._server_failure(version, e)
+            finally:
+                self._claimed.discard(version.id)
+
+    def _server_failure(self, version: Version, error: Exception) -> None:
+        """A version whose intake failed for a reason of the server's (a crash of the check, the disk):
+        it stays pending and is tried again after :data:`RETRY_S` seconds, and is rejected after
+        :data:`MAX_SERVER_FAILURES` failures in a row (the reason says it was not the bot's fault)."""
+        count = self._failures.get(version.id, (0, 0.0))[0] + 1
+        self._failures[version.id] = (count, time.monotonic() + RETRY_S)
+        if count >= MAX_SERVER_FAILURES:
+            reason = (f"the server failed to check this upload {count} times ({type(error).__name__}: "
+                      f"{printable(str(error), 200)}): not your bot's fault; the organiser's log has the details")
+            try:
+                self.hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
+            except Exception:
+                log.error("cannot reject version %s:\n%s", version.id, traceback.format_exc())
+
+    def process(self, version: Version) -> Version:
+        """Take one version through the intake (module docstring); return it as stored after."""
+        hub = self.hub
+        c = hub.run(lambda s: s.get_competition(hub.competition))
+        work = hub.work / str(version.id)
+        _remove_tree(work)
+        made_copy: Path | None = None
+        try:
+            manifest, digest, dest, made = self._check(c, version, work)
+            made_copy = dest if made else None
+            hub.run(lambda s: s.set_version(version.id, "validating"))
+            summary = self._validate(c, version, manifest, dest, digest)
+            stored = dest.resolve()
+            if stored.is_relative_to(hub.db.parent.resolve()):
+                stored = stored.relative_to(hub.db.parent.resolve())
+
+            def activate(s):
+                s.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
+                out = s.set_version(version.id, "active", validation=summary)
+                mine = s.versions(hub.competition, version.participant, statuses=("active",))
+                keep = c.policy["active_versions"]
+                for old in mine[: max(0, len(mine) - keep)]:
+                    s.set_version(old.id, "retired", reason=f"more than {keep} active versions: version {version.id} "
+                                  "replaced it")
+                return out
+
+            made_copy = None  # registered now: kept
+            return hub.run(lambda s: s._transaction(lambda: activate(s)))  # all or nothing
+        except Rejected as e:
+            if made_copy is not None:
+                remove_copy(made_copy, hub.bots_root)
+            reason = _hide_paths(str(e), {work: "the archive", hub.bots_root: "the frozen copies"})
+            return hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
+        finally:
+            _remove_tree(work)
+
+    def _check(self, c: Competition, version: Version, work: Path):
+        hub = self.hub
+        archive = hub.archives / f"{version.archive_sha256}.tar.gz"
+        try:
+            extract(archive, work, ArchiveLimits.of(c.policy))
+            manifest = load_manifest(work)
+            manifest.check_plays(c.ruleset)
+            digest = content_hash(work)
+        except (ArchiveError, ManifestError) as e:
+            raise Rejected(str(e)) from None
+        bot = (manifest.name, manifest.version, digest)
+
+        def claim(s):
+            owner = s.bot_owner(hub.competition, manifest.name)
+            if owner is not None and owner != version.participant:
+                raise Rejected(f"the bot name {manifest.name!r} belongs to another participant: give your bot "
+                               "another name in bot.toml")
+            same = [v for v in s.versions(hub.competition, version.participant)
+                    if v.id != version.id and v.content_hash == digest and v.status != "rejected"]
+            if same:
+                raise Rejected(f"the same bot (content hash {digest[:16]}…) as your version {same[0].id}: "
+                               "nothing new to validate")
+            old = s.get_bot(manifest.name, manifest.version)
+            if old is not None and old.content_hash != digest:
+                raise Rejected(f"{manifest.key} is already registered with other content: a new version is a new "
+                               "entrant, so change `version` in bot.toml and upload again")
+            s.set_version(version.id, "checking", bot=bot)
+            return old is None
+
+        fresh = hub.run(claim)
+        try:
+            dest, made = freeze(work, hub.bots_root, manifest, digest)
+        except (ValueError, OSError) as e:
+            raise Rejected(f"the bot's frozen copy could not be made: {e}") from None
+        report = check_bot(dest, ruleset=resolved_ruleset(c), decision_ms=c.policy["decision_ms"], limits=self.limits)
+        if not report.ok:
+            if made or fresh:
+                remove_copy(dest, hub.bots_root)
+            raise Rejected(f"{manifest.key} failed the conformance check: "
+                           + "; ".join(report.problems + report.faults[:3]))
+        return manifest, digest, dest, made or fresh
+
+    def _validate(self, c: Competition, version: Version, manifest, dest: Path, digest: str) -> dict:
+        hub = self.hub
+        logs = hub.logs / str(version.id)
+        _remove_tree(logs)
+        logs.mkdir(parents=True)
+        seed0 = hub.run(lambda s: s.practice_seed(hub.competition))
+        house_manifest = load_manifest(HOUSE_BOT)
+        me = Entrant(manifest.key, manifest=load_manifest(dest), content_hash=digest)
+        house = Entrant(f"{house_manifest.key} (house)", manifest=house_manifest)
+        summary: dict = {"house": house_manifest.key, "rulesets": {}}
+        for name in manifest.rulesets:
+            rules = resolved_ruleset(c) if name == c.ruleset else get_ruleset(name)
+            seed = practice_seed(seed0, version.id, name)
+            boards = [make_board(seed, k, rules.seats) for k in range(c.policy["validation_boards"])]
+            config = MatchConfig(ruleset=rules, decision_ms=c.policy["decision_ms"], seed=seed,
+                                 limits=self.limits, log_dir=logs / name)
+            (logs / name).mkdir()
+            results = play_match(f"validation-{version.id}-{name}", me, house, boards, config)
+            faults = [f"{name} board {f.board} table {f.table} seat {f.seat}: {f.kind}: {printable(f.detail, 200)}"
+                      for r in results for f in r.faults if f.entrant == me.key]
+            outcomes = [r.outcome_a for r in results]
+            summary["rulesets"][name] = {
+                "boards": len(results), "wins": outcomes.count("win"), "draws": outcomes.count("draw"),
+                "losses": outcomes.count("loss"), "margin": sum(r.margin for r in results), "faults": faults[:10]}
+            if faults:
+                hub.run(lambda s: s.set_version(version.id, "validating", validation=summary))
+                raise Rejected(f"{manifest.key} faulted in its validation match against {house_manifest.key} "
+                               f"({len(faults)} fault(s)): " + "; ".join(faults[:3])
+                               + " — `arena remote logs` shows its output")
+        return summary
+
+
+def _hide_paths(text: str, names: dict[Path, str]) -> str:
+    """``text`` with the server's folders named instead of shown (a reason is read by participants)."""
+    for path, name in names.items():
+        for form in {str(path.resolve()), str(path)}:
+            text = text.replace(form, name)
+    return text
+
+
+def _remove_tree(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def own_logs(hub: Hub, version: Version, cap: int = 256 * 1024) -> dict[str, str]:
+    """The output of the version's own bot processes in its validation matches: ``{"RULESET/FILE":
+    text}``, each file's last ``cap`` bytes (made printable: control characters escaped), never
+    the house bot's."""
+    folder = hub.logs / str(version.id)
+    out: dict[str, str] = {}
+    if version.key is None or not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*/*.log")):
+        if path.is_symlink() or not path.name.startswith(f"{version.key}-table"):
+            continue
+        data = path.read_bytes()[-cap:]
+        out[f"{path.parent.name}/{path.name}"] = printable(data.decode("utf-8", "replace"), cap)
+    return out

@@ -1,0 +1,96 @@
+"""``arena compete serve``: the competition's one long-running process.
+
+It takes the database's run lock (``<database>.run-lock``: no ``arena tournament run`` writes
+beside it, and a second server is refused with the first one's pid), opens the database for
+writing for its whole life (:class:`arena.compete.hub.Hub`: the only writer), starts the intake
+(:class:`arena.compete.intake.Intake`, ``workers`` threads; pending uploads of an earlier run
+first), and serves today's pages (:func:`arena.web.create_app`, reading through the server's own
+connection) plus the API under ``/api/v1`` (:mod:`arena.compete.api`) with uvicorn, over TLS
+when given a certificate and key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.sandbox import Limits
+
+from ..store import RunLock, StoreError
+from ..web import bind, create_app, is_loopback
+from . import api
+from .hub import Hub
+from .intake import Intake
+
+__all__ = ["build", "serve"]
+
+
+def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None):
+    """``(app, hub, intake)`` for ``competition`` in ``db``: the application (pages and ``/api/v1``),
+    the open store and the intake (not started).
+
+    Raises:
+        StoreError: the database cannot be opened, or holds no such competition.
+    """
+    hub = Hub(db, competition)
+    try:
+        if hub.run(lambda s: s.get_competition(competition)) is None:
+            raise StoreError(f"no competition {competition!r} in {db}: create it with "
+                             f"`arena compete create {competition} --ruleset R --db {db}`")
+    except BaseException:
+        hub.close()
+        raise
+    app = create_app(db, allowed_hosts=allowed_hosts, open_store=hub.reader)
+    api.mount(app, hub)
+    return app, hub, Intake(hub, limits, workers=workers)
+
+
+def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000, *, limits: Limits,
+          workers: int = 1, certfile: Path | None = None, keyfile: Path | None = None,
+          announce: Callable[[str], None] = print) -> None:
+    """Run the server until interrupted (Ctrl-C, SIGTERM); ``announce`` gets its URL once it listens.
+
+    Raises:
+        StoreError: another arena runs in this database, or it cannot be opened.
+        ServeError: the address cannot be bound.
+    """
+    import uvicorn
+
+    _log_to_stderr()
+    lock = RunLock(db)
+    lock.acquire(f"compete:{competition}")
+    try:
+        app, hub, intake = build(db, competition, limits=limits, workers=workers,
+                                 allowed_hosts=None if is_loopback(host) else ["*"])
+        try:
+            sock = bind(host, port)
+            tls = certfile is not None
+            config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False,
+                                    ssl_certfile=str(certfile) if tls else None,
+                                    ssl_keyfile=str(keyfile) if keyfile else None)
+            server = uvicorn.Server(config)
+            intake.start()
+            shown = f"[{host}]" if ":" in host else host
+            announce(f"{'https' if tls else 'http'}://{shown}:{sock.getsockname()[1]}/")
+            try:
+                server.run(sockets=[sock])
+            finally:
+                sock.close()
+                intake.stop(timeout=1.0)
+        finally:
+            hub.close()
+    finally:
+        lock.release()
+
+
+def _log_to_stderr() -> None:
+    """The intake's log (each version settled, failures of the server's with their traceback) on
+    stderr, unless logging is set up already."""
+    logger = logging.getLogger("arena.compete")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False  # uvicorn may give the root logger a handler too

@@ -1,0 +1,280 @@
+"""The competition server's tables (``competitions``, ``compete_participants``,
+``compete_versions``; documented in ``schema.sql``): :class:`CompeteReads` for every store,
+:class:`CompeteWriter` for :class:`arena.store.Store` only. The server (``arena/compete/``)
+is their one writer; the values they hand out are frozen dataclasses.
+
+A version's status moves ``queued → checking → validating → active`` (and ``active →
+retired`` when newer versions push it out), or to ``rejected`` with a reason;
+:data:`PENDING` are the statuses the intake works on, picked up again after a restart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from .model import StoreError, _json, _now
+
+#: The columns of a competition's policy, in ``competitions`` order (all integers).
+POLICY = ("uploads_per_day", "active_versions", "archive_mib", "unpacked_mib", "archive_files", "max_ratio",
+          "decision_ms", "cpu_s", "memory_mib", "block_boards", "validation_boards")
+#: A version's statuses; :data:`PENDING` ones are the intake's work (resumed after a restart).
+STATUSES = ("queued", "checking", "validating", "active", "rejected", "retired")
+PENDING = ("queued", "checking", "validating")
+SCOPES = ("participant", "admin")
+
+
+@dataclass(frozen=True)
+class Competition:
+    """A competition: its ruleset and resolved options, its policy (:data:`POLICY`, integers),
+    status (``open`` or ``closed``). The practice seed is read by :meth:`CompeteReads.practice_seed` only."""
+
+    name: str
+    ruleset: str
+    options: dict
+    policy: dict
+    status: str
+    created_at: datetime
+
+    def public(self) -> dict:
+        """As JSON: name, ruleset, options, policy, status, created_at (ISO 8601, UTC)."""
+        return {"name": self.name, "ruleset": self.ruleset, "options": self.options, "policy": self.policy,
+                "status": self.status, "created_at": self.created_at.isoformat()}
+
+
+@dataclass(frozen=True)
+class Participant:
+    """Who may call a competition's API; ``active`` is False once its token is revoked."""
+
+    competition: str
+    name: str
+    scope: str
+    active: bool
+    created_at: datetime
+
+    def public(self) -> dict:
+        return {"competition": self.competition, "name": self.name, "scope": self.scope, "active": self.active,
+                "created_at": self.created_at.isoformat()}
+
+
+@dataclass(frozen=True)
+class Version:
+    """One uploaded archive and its status (``compete_versions``); ``validation`` is the JSON
+    summary of its validation matches (None before)."""
+
+    id: int
+    competition: str
+    participant: str
+    archive_sha256: str
+    archive_bytes: int
+    status: str
+    reason: str | None
+    bot_name: str | None
+    bot_version: str | None
+    content_hash: str | None
+    validation: dict | None
+    uploaded_at: datetime
+    updated_at: datetime
+
+    @property
+    def key(self) -> str | None:
+        """``name@version`` once known (from its manifest), else None."""
+        return f"{self.bot_name}@{self.bot_version}" if self.bot_name else None
+
+    def public(self) -> dict:
+        """As JSON (what its owner and admins see): id, participant, bot, status, reason,
+        validation, archive size and SHA-256, times (ISO 8601, UTC)."""
+        return {"id": self.id, "competition": self.competition, "participant": self.participant, "bot": self.key,
+                "status": self.status, "reason": self.reason, "validation": self.validation,
+                "archive_sha256": self.archive_sha256, "archive_bytes": self.archive_bytes,
+                "content_hash": self.content_hash, "uploaded_at": self.uploaded_at.isoformat(),
+                "updated_at": self.updated_at.isoformat()}
+
+
+_VERSION_COLS = ("id, competition, participant, archive_sha256, archive_bytes, status, reason, bot_name, bot_version, "
+                 "content_hash, validation, uploaded_at, updated_at")
+
+
+def _version(row) -> Version:
+    return Version(*row[:10], json.loads(row[10]) if row[10] is not None else None, *row[11:])
+
+
+class CompeteReads:
+    """Reads of the competition tables (a mixin of :class:`arena.store.ReadStore`)."""
+
+    def get_competition(self, name: str) -> Competition | None:
+        """The competition ``name``, or None."""
+        rows = self._query(f"SELECT name, ruleset, options, {', '.join(POLICY)}, status, created_at "
+                           "FROM competitions WHERE name = ?", [name])
+        if not rows:
+            return None
+        r = rows[0]
+        return Competition(r[0], r[1], json.loads(r[2]), dict(zip(POLICY, r[3:3 + len(POLICY)])), r[-2], r[-1])
+
+    def list_competitions(self) -> list[Competition]:
+        """Every competition, oldest first."""
+        names = [r[0] for r in self._query("SELECT name FROM competitions ORDER BY created_at, name")]
+        return [self.get_competition(n) for n in names]
+
+    def practice_seed(self, competition: str) -> int:
+        """The secret seed of the competition's practice boards (validation matches).
+
+        Raises:
+            StoreError: no such competition."""
+        rows = self._query("SELECT practice_seed FROM competitions WHERE name = ?", [competition])
+        if not rows:
+            raise StoreError(f"no competition {competition!r}")
+        return int(rows[0][0])
+
+    def participant_by_token_hash(self, competition: str, token_hash: str) -> Participant | None:
+        """The participant (or admin) holding the live token whose SHA-256 is ``token_hash``, or None."""
+        rows = self._query("SELECT competition, name, scope, true, created_at FROM compete_participants "
+                           "WHERE competition = ? AND token_hash = ?", [competition, token_hash])
+        return Participant(*rows[0]) if rows else None
+
+    def get_participant(self, competition: str, name: str) -> Participant | None:
+        rows = self._query("SELECT competition, name, scope, token_hash IS NOT NULL, created_at "
+                           "FROM compete_participants WHERE competition = ? AND name = ?", [competition, name])
+        return Participant(*rows[0]) if rows else None
+
+    def participants(self, competition: str) -> list[Participant]:
+        """Every participant and admin of the competition, in order of creation."""
+        rows = self._query("SELECT competition, name, scope, token_hash IS NOT NULL, created_at "
+                           "FROM compete_participants WHERE competition = ? ORDER BY created_at, name", [competition])
+        return [Participant(*r) for r in rows]
+
+    def get_version(self, version_id: int) -> Version | None:
+        rows = self._query(f"SELECT {_VERSION_COLS} FROM compete_versions WHERE id = ?", [version_id])
+        return _version(rows[0]) if rows else None
+
+    def versions(self, competition: str, participant: str | None = None, *,
+                 statuses: tuple[str, ...] | None = None) -> list[Version]:
+        """The competition's versions (of ``participant`` only, with one of ``statuses`` only), oldest first."""
+        sql = f"SELECT {_VERSION_COLS} FROM compete_versions WHERE competition = ?"
+        params: list = [competition]
+        if participant is not None:
+            sql += " AND participant = ?"
+            params.append(participant)
+        if statuses is not None:
+            sql += " AND list_contains(?, status)"
+            params.append(list(statuses))
+        return [_version(r) for r in self._query(sql + " ORDER BY id", params)]
+
+    def find_upload(self, competition: str, participant: str, archive_sha256: str) -> Version | None:
+        """The participant's version uploaded with these exact bytes and not rejected, or None (bytes
+        rejected before may be uploaded again: a new version, checked afresh)."""
+        rows = self._query(f"SELECT {_VERSION_COLS} FROM compete_versions WHERE competition = ? AND participant = ? "
+                           "AND archive_sha256 = ? AND status <> 'rejected' ORDER BY id LIMIT 1",
+                           [competition, participant, archive_sha256])
+        return _version(rows[0]) if rows else None
+
+    def uploads_since(self, competition: str, participant: str, since: datetime) -> list[datetime]:
+        """When the participant's uploads at or after ``since`` were made, oldest first."""
+        rows = self._query("SELECT uploaded_at FROM compete_versions WHERE competition = ? AND participant = ? "
+                           "AND uploaded_at >= ? ORDER BY uploaded_at", [competition, participant, since])
+        return [r[0] for r in rows]
+
+    def bot_owner(self, competition: str, bot_name: str) -> str | None:
+        """The participant whose (not rejected) versions carry the bot name ``bot_name``, or None."""
+        rows = self._query("SELECT participant FROM compete_versions WHERE competition = ? AND bot_name = ? "
+                           "AND status <> 'rejected' ORDER BY id LIMIT 1", [competition, bot_name])
+        return rows[0][0] if rows else None
+
+
+class CompeteWriter:
+    """Writes of the competition tables (a mixin of :class:`arena.store.Store`); the
+    competition server is their only writer."""
+
+    def create_competition(self, name: str, ruleset: str, options: Mapping, policy: Mapping[str, int],
+                           practice_seed: int) -> Competition:
+        """Create the competition (status ``open``).
+
+        Raises:
+            StoreError: the name is taken, empty or holds ``/``; a policy value is missing.
+        """
+        if not isinstance(name, str) or not name or "/" in name:
+            raise StoreError(f"competition name must be a non-empty text without '/', got {name!r}")
+        if self.get_competition(name) is not None:
+            raise StoreError(f"competition {name!r} already exists: choose another name "
+                             "(`arena compete list` shows them)")
+        missing = [k for k in POLICY if k not in policy]
+        if missing:
+            raise StoreError(f"competition policy without {', '.join(missing)}")
+        self._query(f"INSERT INTO competitions (name, ruleset, options, {', '.join(POLICY)}, practice_seed, status, "
+                    f"created_at) VALUES (?, ?, ?, {', '.join('?' * len(POLICY))}, ?, 'open', ?)",
+                    [name, ruleset, _json(dict(options)), *(int(policy[k]) for k in POLICY), str(practice_seed),
+                     _now()])
+        return self.get_competition(name)
+
+    def add_participant(self, competition: str, name: str, scope: str, token_hash: str) -> Participant:
+        """Add a participant (or admin, ``scope``) with its token's SHA-256.
+
+        Raises:
+            StoreError: no such competition, a taken name, an unknown scope.
+        """
+        if self.get_competition(competition) is None:
+            raise StoreError(f"no competition {competition!r}: create it with `arena compete create`")
+        if scope not in SCOPES:
+            raise StoreError(f"unknown scope {scope!r}: expected one of {', '.join(SCOPES)}")
+        if self.get_participant(competition, name) is not None:
+            raise StoreError(f"{name!r} already takes part in {competition!r}: choose another name, or give it a "
+                             "new token with `arena compete participant rotate`")
+        now = _now()
+        self._query("INSERT INTO compete_participants VALUES (?, ?, ?, ?, ?, ?)",
+                    [competition, name, scope, token_hash, now, now])
+        return self.get_participant(competition, name)
+
+    def set_token_hash(self, competition: str, name: str, token_hash: str | None) -> Participant:
+        """Replace the participant's token (``None``: revoke it, every request with it answers 401).
+
+        Raises:
+            StoreError: no such participant.
+        """
+        if self.get_participant(competition, name) is None:
+            raise StoreError(f"no participant {name!r} in {competition!r} (`arena compete participant list`)")
+        self._query("UPDATE compete_participants SET token_hash = ?, token_at = ? WHERE competition = ? AND name = ?",
+                    [token_hash, _now(), competition, name])
+        return self.get_participant(competition, name)
+
+    def add_version(self, competition: str, participant: str, archive_sha256: str, archive_bytes: int,
+                    uploaded_at: datetime | None = None) -> Version:
+        """Store an upload as a ``queued`` version and return it (ids count up from 1)."""
+        now = uploaded_at or _now()
+
+        def work() -> int:
+            (next_id,) = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM compete_versions").fetchone()
+            self.con.execute("INSERT INTO compete_versions (id, competition, participant, archive_sha256, "
+                             "archive_bytes, status, uploaded_at, updated_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
+                             [next_id, competition, participant, archive_sha256, archive_bytes, now, now])
+            return next_id
+
+        return self.get_version(self._transaction(work))
+
+    def set_version(self, version_id: int, status: str, *, reason: str | None = None, bot: tuple | None = None,
+                    validation: dict | None = None) -> Version:
+        """Move a version to ``status`` (:data:`STATUSES`), with the ``reason`` (rejected, retired),
+        its bot ``(name, version, content hash)`` once known and its ``validation`` summary.
+
+        Raises:
+            StoreError: an unknown status or version.
+        """
+        if status not in STATUSES:
+            raise StoreError(f"unknown version status {status!r}: expected one of {', '.join(STATUSES)}")
+        if self.get_version(version_id) is None:
+            raise StoreError(f"no version {version_id}")
+        sets, params = ["status = ?", "reason = ?", "updated_at = ?"], [status, reason, _now()]
+        if bot is not None:
+            sets += ["bot_name = ?", "bot_version = ?", "content_hash = ?"]
+            params += list(bot)
+        if validation is not None:
+            sets.append("validation = ?")
+            params.append(_json(validation))
+        self._query(f"UPDATE compete_versions SET {', '.join(sets)} WHERE id = ?", [*params, version_id])
+        return self.get_version(version_id)
+
+
+def day_ago(now: datetime | None = None) -> datetime:
+    """24 hours before ``now`` (naive UTC): the window of the upload quota."""
+    return (now or _now()) - timedelta(days=1)
