@@ -27,7 +27,7 @@ What a bot process gets (:func:`bwrap_command`):
 * **a minimal root**: the parts of ``/usr`` a runtime needs (and the ``/bin``,
   ``/lib*`` links), the few ``/etc`` files a dynamic linker needs, the interpreter
   and the SDK packages (:func:`shown_paths`), all read-only and held in memory
-  before the bot starts (:func:`hold_in_memory`: no page-cache channel); its own frozen code read-only at ``/arena/bot`` (the working
+  before the bot starts (:func:`in_memory`: served from a tmpfs image, no cache shared); its own frozen code read-only at ``/arena/bot`` (the working
   directory); a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
   it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
@@ -53,9 +53,9 @@ is writable by the bot, and no other bot can see the socket.
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -71,7 +71,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee import pin
+from referee import image
 
 #: Inside the sandbox: the bot's frozen code (read-only, its working directory) and its private folder.
 CODE_DIR = "/arena/bot"
@@ -149,9 +149,9 @@ class Limits:
         weak_limits: play even where a whole-bot limit promised above (memory, CPU cores)
             cannot be enforced (no cgroups here: :func:`unenforced`); off, such a start is
             refused (:class:`WeakLimitsError`).
-        pin: hold every file the sandbox shows, and the bot's code, in memory before the bot
-            starts (:func:`hold_in_memory`): no page-cache channel between bots. Off only for
-            tests' controls.
+        image: serve what the sandbox shows, and the bot's code, from an image in memory
+            (:func:`in_memory`): no cache a read changes is shared between bots. Off only for
+            tests' controls (the host's files bound directly).
     """
 
     cpu_s: int = 0
@@ -165,7 +165,7 @@ class Limits:
     writable: tuple[str, ...] = ()
     freeze: bool = True
     weak_limits: bool = False
-    pin: bool = True
+    image: bool = True
 
 
 class WeakLimitsError(RuntimeError):
@@ -193,9 +193,9 @@ def unenforced(limits: Limits) -> list[str]:
                        f"{limits.memory_mib} MiB of address space per process only)")
     if limits.cpus and "cpu" not in have:
         missing.append(f"CPU ≤ {limits.cpus:g} core(s) (no cpu cgroup here: a bot may use every core)")
-    if limits.pin and not pin.can_pin():
-        missing.append("the shared files held in memory (not root, and `ulimit -l` is limited: bots could pass "
-                       "hidden cards through the page cache; run as root or with `ulimit -l unlimited`)")
+    if limits.image and not image.can_hold():
+        missing.append("the shared files held in memory (the machine swaps, and `ulimit -l` is limited: bots "
+                       "could pass hidden cards through the page cache; run as root or with `ulimit -l unlimited`)")
     return missing
 
 
@@ -685,7 +685,7 @@ def _base_paths() -> dict[str, str]:
 def _hidden_paths() -> list[str]:
     """Folders inside :func:`_python_paths` that a sandbox covers with an empty one: the standard
     library's tests, and the base interpreter's own packages when the arena runs from a venv
-    that does not use them (pyenv's ``site-packages``: 0.7 GB that :mod:`referee.pin` would hold)."""
+    that does not use them (pyenv's ``site-packages``: 0.7 GB the image would hold)."""
     paths = _base_paths()
     hidden = [os.path.join(paths["stdlib"], "test")]
     if sys.prefix != sys.base_prefix:
@@ -699,23 +699,25 @@ def shown_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
     covers): the parts of ``/usr`` a runtime needs (:data:`USR_SHOWN`), the few ``/etc`` files of
     the dynamic linker and :func:`_python_paths`.  What is not listed (the rest of ``/usr``:
     compilers, documentation, a JVM — which cannot run under the futex rule anyway) is not there.
-    :mod:`referee.pin` holds all of it in memory; the bot's own code is added per bot."""
+    :mod:`referee.image` serves all of it from memory; the bot's own code is added per bot."""
     shown = [p for p in USR_SHOWN if os.path.isdir(p)]
     shown += sorted(map(str, Path("/usr/lib").glob("python3*")))  # the system's Python, for a bot's own venv
+    shown += [p for p in _TOP_LINKS if os.path.isdir(p) and not os.path.islink(p)]  # a system without merged /usr
     shown += [p for p in _ETC if os.path.exists(p)]
     shown += sorted(set(_python_paths()), key=len)
     return tuple(dict.fromkeys(shown)), tuple(_hidden_paths())
 
 
-def hold_in_memory(code: Path | None = None) -> None:
-    """Lock every file the sandbox shows (and ``code``, a bot's frozen folder) in memory before
-    a bot may read it (:mod:`referee.pin`): the page cache they share carries nothing.
+def in_memory(code: Path) -> tuple[Path, Path]:
+    """(the root of the in-memory image of what a sandbox shows, the image's copy of the bot's
+    folder ``code``): :mod:`referee.image`, made or found before the bot may read anything, so
+    no cache a read changes (pages, failed lookups, folder blocks) is shared between bots.
 
     Raises:
-        referee.pin.PinError: the lock was refused or the helper died.
+        referee.image.ImageError: the image cannot be made or the helper died.
     """
     shown, hidden = shown_paths()
-    pin.hold([*shown, *([str(code)] if code else [])], hidden)
+    return image.image(shown, hidden), image.code_copy(code)
 
 
 #: ``/proc`` files of the host that move with every process of the machine (forks, threads,
@@ -745,11 +747,8 @@ def bot_cpu_count(limits: Limits) -> int:
 
 @functools.cache
 def _proc_mask_folder(cpus: int, memory_kib: int) -> str:
-    """A folder (removed at exit) of the static files :func:`proc_masks` binds over ``/proc``."""
-    # in memory (tmpfs), as the files referee.pin holds: no page of it is ever read from disk
-    folder = tempfile.mkdtemp(prefix="belote-arena-proc-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-    atexit.register(shutil.rmtree, folder, True)
-    os.chmod(folder, 0o755)
+    """A folder of the static files :func:`proc_masks` binds over ``/proc``: in memory beside the
+    images (:data:`referee.image.ROOT`), named by its content and shared by every arena alike."""
     host = {name: Path("/proc", name).read_text(errors="replace") for name in ("meminfo", "vmstat", "cpuinfo", "stat")}
     zeros = " ".join(["0"] * 10)
     btime = next((line for line in host["stat"].splitlines() if line.startswith("btime ")), "btime 0")
@@ -774,14 +773,23 @@ def _proc_mask_folder(cpus: int, memory_kib: int) -> str:
     blocks = [b for b in host["cpuinfo"].split("\n\n") if b.strip()]
     made["cpuinfo"] = "".join(blocks[min(i, len(blocks) - 1)].replace(
         f"processor\t: {min(i, len(blocks) - 1)}", f"processor\t: {i}", 1) + "\n\n" for i in range(cpus)) if blocks else ""
-    for name, text in made.items():
-        Path(folder, name).write_text(text)
-    Path(folder, "empty").write_text("")
-    Path(folder, "empty.d").mkdir(mode=0o555)
-    for path in Path(folder).iterdir():
-        if path.is_file():
-            path.chmod(0o444)
-    return folder
+    made = {k: "".join(line + "\n" for line in v.splitlines() if not line.startswith("cpu MHz")) if k == "cpuinfo"
+            else v for k, v in made.items()}  # the clock's speed moves: not shown
+    made["empty"] = ""
+    folder = image.ROOT / "proc" / hashlib.sha256(json.dumps(made, sort_keys=True).encode()).hexdigest()[:16]
+    if not folder.is_dir():
+        folder.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent))
+        for name, text in made.items():
+            (tmp / name).write_text(text)
+            (tmp / name).chmod(0o444)
+        (tmp / "empty.d").mkdir(mode=0o555)
+        tmp.chmod(0o755)
+        try:
+            os.rename(tmp, folder)
+        except OSError:  # made meanwhile by another arena
+            shutil.rmtree(tmp, ignore_errors=True)
+    return str(folder)
 
 
 def proc_masks(limits: Limits) -> list[str]:
@@ -801,7 +809,8 @@ def proc_masks(limits: Limits) -> list[str]:
 
 
 def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str], limits: Limits, *,
-                  uid: int | None, info_fd: int, seccomp_fd: int | None, mask_proc: bool = True) -> list[str]:
+                  uid: int | None, info_fd: int, seccomp_fd: int | None, mask_proc: bool = True,
+                  image_root: Path | None = None) -> list[str]:
     """The full command line that runs ``command`` in the sandbox.
 
     Args:
@@ -814,6 +823,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
         mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`); off for tests' controls only.
+        image_root: the in-memory image (:func:`in_memory`): each shown path is bound from its copy
+            there (``code`` should then be the image's copy too); None binds the host's own files.
     """
     args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--hostname", HOSTNAME,
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
@@ -833,6 +844,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
 
     def bind(flag: str, src: str, dest: str | None = None) -> None:
         dest = dest or src
+        if image_root is not None and flag == "--ro-bind" and src == dest:
+            src = str(image_root) + dest
         if any(dest == b or dest.startswith(b.rstrip("/") + "/") for b in bound):
             return  # already inside a bound folder
         dirs_for(dest)
@@ -859,7 +872,7 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
             bind("--ro-bind", link)
     for path in shown:
         bind("--ro-bind", path)
-    for path in hidden:
+    for path in hidden if image_root is None else ():  # the image holds no copy of them
         args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
     for path in limits.writable:
         bind("--bind", os.path.realpath(path))
@@ -948,8 +961,9 @@ class Sandboxed:
                 f"this machine cannot enforce what the limits promise: {'; '.join(missing)}. Pass --weak-limits "
                 "to play with per-process limits only (Limits(weak_limits=True)), or run the arena where it can "
                 "make cgroups (as root with cgroup v1, or with delegated cgroup v2 controllers)")
-        if limits.pin and pin.can_pin():
-            hold_in_memory(code)
+        image_root = None
+        if limits.image and limits.isolate and image.can_hold():
+            image_root, code = in_memory(code)
         self._info = -1
         self.child: int | None = None
         self.uid = UidClaim() if is_root() else None
@@ -961,7 +975,7 @@ class Sandboxed:
             sec = seccomp_fd(seccomp_program())
             cmd = bwrap_command(find_bwrap() or "bwrap", code, command, env, limits,
                                 uid=self.uid.uid if self.uid else None,
-                                info_fd=info_w, seccomp_fd=sec, mask_proc=mask_proc)
+                                info_fd=info_w, seccomp_fd=sec, mask_proc=mask_proc, image_root=image_root)
             cmd, args_fd = options_fd(cmd)
             cmd = launcher(self.cgroup.procs if self.cgroup else []) + cmd
             fds = [fd for fd in (info_w, args_fd, sec) if fd is not None and fd >= 0]
@@ -1015,7 +1029,7 @@ class Sandboxed:
 
 def _probe_run(code: Path) -> tuple[bool, str]:
     os.chmod(code, 0o755)
-    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(weak_limits=True, pin=False), stdout=subprocess.PIPE,
+    box = Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(weak_limits=True, image=False), stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         child = box.child_pid(time.monotonic() + 20)
@@ -1084,8 +1098,8 @@ def report(limits: Limits) -> str:
              "seccomp filter" if s.seccomp else "NO seccomp filter (libseccomp not found)",
              "read-only system, interpreter and own code; private tmpfs folders",
              "host-wide /proc counters masked", *lims]
-    if limits.pin and pin.can_pin():
-        parts.insert(3, "shared files held in memory (no page-cache channel)")
+    if limits.image and image.can_hold():
+        parts.insert(3, "shared files served from memory (no cache shared between bots)")
     whole = {"memory": f"memory ≤ {limits.memory_mib} MiB" if limits.memory_mib else "",
              "pids": f"processes ≤ {limits.nproc}" if limits.nproc else "",
              "cpu": f"CPU ≤ {limits.cpus:g} core(s)" if limits.cpus else ""}

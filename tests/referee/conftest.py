@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from referee import pin
+from referee import image
 from referee.sandbox import GUARDIAN_NAME
 
 DEFAULT_GUARD_S = 90
@@ -65,12 +65,12 @@ def _children() -> set[int]:
 
 
 def _is_guardian(pid: str) -> bool:
-    """The referee's guardian (referee.sandbox._guardian) and its pinning helper (referee.pin)
+    """The referee's guardian (referee.sandbox._guardian) and its image helper (referee.image)
     live as long as the test process."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmd = f.read()
-            return GUARDIAN_NAME.encode() in cmd or pin.HELPER.encode() in cmd
+            return GUARDIAN_NAME.encode() in cmd or image.HELPER.encode() in cmd
     except OSError:
         return False
 

@@ -274,54 +274,31 @@ def test_the_masks_are_on_the_command_line_after_proc(tmp_path):
 
 
 
-def _resident_pages(path: Path) -> tuple[int, int]:
-    """(pages of ``path`` in the page cache, pages in all), by ``mincore`` on a mapping of it."""
-    import ctypes
-    import mmap
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    size = path.stat().st_size
-    pages = -(-size // mmap.PAGESIZE)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
-        vec = (ctypes.c_ubyte * pages)()
-        assert libc.mincore(addr, size, vec) == 0, os.strerror(ctypes.get_errno())
-        libc.munmap(addr, size)
-    finally:
-        os.close(fd)
-    return sum(v & 1 for v in vec), pages
-
-
-def test_every_file_a_sandbox_shows_is_held_in_memory(tmp_path):
-    """Issue 19 (round 4): what the sandbox binds read-only is exactly what referee.pin holds
-    (nothing shown escapes it), and a bot's file dropped from the page cache is back in memory,
-    every page, once a sandbox of that bot has started — before the bot runs."""
+def test_everything_a_sandbox_shows_is_served_from_memory(tmp_path):
+    """Issue 19 (red teams 4 and 5): every read-only bind of a sandbox comes from the image on a
+    tmpfs (referee.image) — the shown paths and the bot's code, nothing of the host's disk — and
+    the image's copy of a bot's folder holds exactly its files."""
     code = bot_folder(tmp_path, "random")
-    cmd = sandbox.bwrap_command("bwrap", code, ["python", "bot.py"], {}, Limits(), uid=1_500_000_001, info_fd=5,
-                                seccomp_fd=6)
-    shown, hidden = sandbox.shown_paths()
-    ro = [cmd[i + 1] for i in range(len(cmd) - 2) if cmd[i] == "--ro-bind" and not cmd[i + 2].startswith("/proc/")]
-    assert set(ro) == {*shown, str(code)}
-    assert "/usr" not in ro and "/usr/share/doc" not in ro and sandbox.USR_SHOWN[0] in ro
-    covered = [cmd[i + 1] for i in range(len(cmd) - 1) if cmd[i] == "--tmpfs"]
-    assert set(hidden) <= set(covered)
+    (code / "weights.bin").write_bytes(os.urandom(1 << 16))
+    root, copy = sandbox.in_memory(code)
+    cmd = sandbox.bwrap_command("bwrap", copy, ["python", "bot.py"], {}, Limits(), uid=1_500_000_001, info_fd=5,
+                                seccomp_fd=6, image_root=root)
+    shown, _ = sandbox.shown_paths()
+    binds = {cmd[i + 2]: cmd[i + 1] for i in range(len(cmd) - 2) if cmd[i] == "--ro-bind"}
+    proc = {d: s for d, s in binds.items() if d.startswith("/proc/")}
+    assert {d: s for d, s in binds.items() if d not in proc} == {**{p: f"{root}{p}" for p in shown}, "/arena/bot": str(copy)}
+    assert "/usr" not in binds and sandbox.USR_SHOWN[0] in binds
+    tmpfs = 0x01021994  # statfs(2)'s f_type of a tmpfs
+    for src in binds.values():  # a link (/etc/localtime) is read inside the sandbox, from the image too
+        assert _fs_type(os.path.dirname(src) if os.path.islink(src) else src) == tmpfs, src
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == sorted(p.relative_to(code) for p in code.rglob("*"))
+    assert (copy / "weights.bin").read_bytes() == (code / "weights.bin").read_bytes()
 
-    data = code / "weights.bin"
-    data.write_bytes(os.urandom(1 << 20))
-    os.sync()
-    fd = os.open(data, os.O_RDONLY)
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    os.close(fd)
-    assert _resident_pages(data)[0] < 256  # cold (most of it), as most files are on a running machine
-    box = sandbox.Sandboxed(code, ["/usr/bin/true"], {"PATH": "/usr/bin"}, Limits(), stdout=subprocess.DEVNULL)
-    try:
-        box.process.wait(timeout=60)
-    finally:
-        box.release()
-    got, pages = _resident_pages(data)
-    assert got == pages == 256
+
+def _fs_type(path: str) -> int:
+    """statfs(2)'s ``f_type`` of the file system holding ``path``."""
+    import ctypes
+
+    buf = (ctypes.c_long * 16)()
+    assert ctypes.CDLL(None, use_errno=True).statfs(path.encode(), buf) == 0, path
+    return buf[0]
