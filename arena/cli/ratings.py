@@ -50,6 +50,17 @@ def _ci(low: float, high: float) -> str:
     return f"{low:.0f}–{high:.0f}"
 
 
+def _dci(low: float, high: float) -> str:
+    """A difference's 95% interval: "+20…+140", "≥ +317" (after a sweep), "≤ -317", "-"."""
+    if math.isnan(low) or math.isnan(high):
+        return "-"
+    if math.isinf(high) and not math.isinf(low):
+        return f"≥ {low:+.0f}"
+    if math.isinf(low) and not math.isinf(high):
+        return f"≤ {high:+.0f}"
+    return "any" if math.isinf(low) else f"{low:+.0f}…{high:+.0f}"
+
+
 @app.command()
 def ratings(
     tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
@@ -195,7 +206,7 @@ def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip:
             "-" if o["butler"] is None else f"{o['butler']:+.1f}",
             "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
             "-" if los is None else f"{los:.1%}",
-            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})") + star,
+            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({_dci(d[1], d[2])})") + star,
         ]
         t.add_row(str(o["rank"]), *([str(o["group"])] if groups > 1 else []),
                   escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in skip))
@@ -240,7 +251,7 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
             cells = (str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
                      (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
                      "-" if math.isnan(diff) else f"{diff:+.0f}",
-                     "-" if math.isnan(low) else f"{low:+.0f}…{high:+.0f}",
+                     _dci(low, high),
                      "-" if math.isnan(los) else f"{los:.1%}")
             t.add_row(escape(h.a), escape(h.b), *(c for col, c in zip(heads, cells) if col not in skip))
         return t

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CoverageCell", "coverage", "expected_score", "outcome_probabilities", "play_field", "play_pair"]
+__all__ = ["CoverageCell", "coverage", "difference_coverage", "expected_score", "outcome_probabilities", "play_field", "play_pair"]
 
 
 def expected_score(elo_diff: float | NDArray[np.float64]) -> NDArray[np.float64]:
@@ -138,3 +138,30 @@ def coverage(fit: Callable, entrants: int, spread: float, draw_rate: float, per_
     return CoverageCell(entrants=entrants, spread=spread, draw_rate=draw_rate, per_pair=per_pair, reps=reps,
                         coverage=inside / (reps * entrants), top_coverage=top / reps, slope=slope,
                         los_false=los_hits / reps if spread == 0 else math.nan)
+
+
+def difference_coverage(fit: Callable, entrants: int, spread: float, draw_rate: float, per_pair: int,
+                        reps: int, seed: int) -> float:
+    """Share of 95% intervals of Elo differences that hold the true difference.
+
+    Simulates ``reps`` round robins as :func:`coverage` does and checks
+    ``fit(...).difference(i, j)`` for every pair i < j of every field: the
+    interval of ``R_i − R_j`` (one-sided when an entrant won or lost every
+    board pair) against ``truth_i − truth_j``.
+
+    Returns:
+        The share, 0..1, over ``reps · entrants·(entrants − 1)/2`` intervals.
+    """
+    rng = np.random.default_rng(seed)
+    truth = np.linspace(-spread / 2.0, spread / 2.0, entrants)
+    names = [f"e{i:02d}" for i in range(entrants)]
+    inside = total = 0
+    for _ in range(reps):
+        wins, draws = play_field(truth, per_pair, draw_rate, rng)
+        result = fit(names, wins, draws=draws)
+        for i in range(entrants):
+            for j in range(i + 1, entrants):
+                _, low, high = result.difference(i, j)
+                inside += int(low <= truth[i] - truth[j] <= high)
+                total += 1
+    return inside / total

@@ -214,13 +214,7 @@ def estimate(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
         return math.nan, math.nan, math.nan
     w = np.array([[0.0, wins + draws / 2.0], [losses + draws / 2.0, 0.0]])
     result = fit_model(["A", "B"], w, draws=np.array([[0, draws], [draws, 0]]))
-    diff, low, high = result.difference("A", "B")
-    a, b = result.ratings
-    if a.bound == "lower":
-        low, high = a.ci_low - b.elo, math.inf
-    elif a.bound == "upper":
-        low, high = -math.inf, a.ci_high - b.elo
-    return diff, low, high
+    return result.difference("A", "B")  # open-ended after a sweep
 
 
 def state_of(scores: ArrayLike, settings: SprtSettings) -> SprtState:
