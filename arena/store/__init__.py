@@ -75,7 +75,7 @@ from pathlib import Path
 
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
-from .export import TABLES, Exporter
+from .export import TABLES, VIEWS, Exporter, write_loader
 from .model import (
     BoardPairRows, BoardPairSummary, Bot, MatchSummary, SlowDecision, Status, StoreError, TableSummary, Tournament,
     action_json, action_value, entrant_key, match_id, seed_commitment, split_entrant,
@@ -88,6 +88,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SlowDecision",
     "TABLES",
+    "VIEWS",
     "LOCK_WAIT_S",
     "Bot",
     "BoardPairRows",
@@ -106,6 +107,7 @@ __all__ = [
     "match_id",
     "seed_commitment",
     "split_entrant",
+    "write_loader",
 ]
 
 
