@@ -127,21 +127,22 @@ def ratings(
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}" + (
         " (any options)" if any_options else f" ({_options_text(wanted)})" if wanted else "")
-    if left_out:
-        err.print(f"note: {len(left_out)} {rs} tournament(s) with other RULES.md §6.4 options left out ("
-                  + escape(", ".join(f"{t.name}: {_options_text(t.variant_options)}" for t in left_out[:5]))
-                  + (", ..." if len(left_out) > 5 else "")
-                  + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
-    for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
-        n = len(t.entrants)
-        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
-                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
-                  highlight=False)
+    if names == [] and left_out:  # no tournament has these options: say which sets exist
+        message = _no_such_options(rs, wanted, left_out)
+        if not as_json:
+            raise fail(message)
+        err.print(f"note: {message}", highlight=False)
+        left_out = []
     if history is not None:
-        _print_history(reports.rating_history(hist_rows, history, steps), history, scope, as_json)
+        points = reports.rating_history(hist_rows, history, steps)
+        if not points:
+            raise fail(f"no board pairs of a bot {history!r} in {scope}: see `arena bots list`")
+        _print_notes(left_out, unfinished, rs)
+        _print_history(points, history, scope, as_json)
         return
     table = reports.rating_table(rows)
     if h2h:
+        _print_notes(left_out, unfinished, rs)
         _print_head_to_head(reports.head_to_head_table(rows, order), table, scope, as_json)
         return
     if table is None:
@@ -149,6 +150,7 @@ def ratings(
             print("[]")
             return
         raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
+    _print_notes(left_out, unfinished, rs)
     out = reports.ratings_json(table, field)
     if as_json:
         print(json.dumps(out))
@@ -178,6 +180,38 @@ def ratings(
     if any(r.bound for r in table.fit.ratings):
         err.print("note: a bot that won (or lost) every board pair has no finite upper (lower) bound: its "
                   "interval is one-sided (≥ or ≤), the bound at which such a clean sweep has a 5% chance.",
+                  highlight=False)
+
+
+def _no_such_options(rs: str, wanted: dict[str, str], left_out: list) -> str:
+    """The error when no tournament of ruleset ``rs`` has the options ``wanted``: the sets that exist,
+    their tournaments and the flags that select each."""
+    defaults = get_ruleset(rs).variant_options()
+    sets: dict[tuple, list[str]] = {}
+    for t in left_out:
+        sets.setdefault(tuple(t.variant_options.items()), []).append(t.name)
+
+    def flags(opts: tuple) -> str:  # the --option flags that select a set: those off the ruleset's defaults
+        return " ".join(f"--option {k}={v}" for k, v in opts if defaults.get(k) != v) or "no --option"
+
+    listed = "; ".join(
+        " ".join(f"{k}={v}" for k, v in opts) + f" ({', '.join(ts[:3])}{', ...' if len(ts) > 3 else ''}): "
+        + flags(opts) for opts, ts in sets.items())
+    return (f"no {rs} tournament has the options {_options_text(wanted)}; its tournaments have {listed}. "
+            "Give one of these, or --any-options to mix them")
+
+
+def _print_notes(left_out: list, unfinished: list, rs: str | None) -> None:
+    """The notes before a rating list (on stderr, so --json stays one JSON document)."""
+    if left_out:
+        err.print(f"note: {len(left_out)} {rs} tournament(s) with other RULES.md §6.4 options left out ("
+                  + escape(", ".join(f"{t.name}: {_options_text(t.variant_options)}" for t in left_out[:5]))
+                  + (", ..." if len(left_out) > 5 else "")
+                  + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
+    for t in unfinished:  # standings so far: say so
+        n = len(t.entrants)
+        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
+                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
                   highlight=False)
 
 
@@ -266,8 +300,6 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
 
 def _print_history(points, name: str, scope: str, as_json: bool) -> None:
     """Ratings of every version of a bot after successive slices of the stored board pairs."""
-    if not points:
-        raise fail(f"no board pairs of a bot {name!r} in {scope}: see `arena bots list`")
     if as_json:
         print(json.dumps([{"board_pairs": p.board_pairs, "entrant": p.entrant, "elo": _num(p.elo),
                            "ci_low": _num(p.ci_low), "ci_high": _num(p.ci_high), "boards": p.games}

@@ -218,3 +218,33 @@ def test_a_sweep_shows_an_open_ended_difference(tmp_path: Path) -> None:
     text = runner.invoke(app, ["ratings", "--tournament", "t", "--head-to-head", "--db", str(db)],
                          env={"COLUMNS": "200"}).stdout
     assert "≥ +75" in text or "≥ +76" in text
+
+
+def test_ratings_with_options_no_tournament_has_name_the_sets_that_exist(tmp_path: Path) -> None:
+    """issue 20, item 6: `--ruleset classic` (defaults: contree off) when every classic
+    tournament plays contrée names the set that exists and the flag that selects it,
+    as one error without the notes before it."""
+    from referee.rules import get_ruleset
+
+    db = tmp_path / "o.duckdb"
+    with Store.open(db) as store:
+        for name in ("ctr", "ctr2"):
+            rs = get_ruleset("classic", contree=True)
+            store.create_tournament(name, rs.name, rs.options(), 1, 2, [("a", "1"), ("b", "1")])
+            mid = match_id(name, "a@1", "b@1")
+            store.add_match(name, mid, "a@1", "b@1")
+            _board_pair(store, mid, 0, 10)
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--db", str(db)])
+    assert r.exit_code == 1
+    text = " ".join(r.output.split())
+    assert text.startswith("error: no classic tournament has the options declarations=on contree=off; "
+                           "its tournaments have declarations=on contree=on (ctr, ctr2): --option contree=on."), text
+    assert "note:" not in text
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--option", "declarations=off", "--db", str(db)])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 1 and "(ctr, ctr2): --option contree=on." in text and "note:" not in text
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--json", "--db", str(db)])
+    assert r.exit_code == 0 and r.stdout.strip() == "[]"
+    assert "--option contree=on" in " ".join(r.stderr.split())
+    ok = runner.invoke(app, ["ratings", "--ruleset", "classic", "--option", "contree=on", "--json", "--db", str(db)])
+    assert ok.exit_code == 0 and [o["boards"] for o in json.loads(ok.stdout)] == [2, 2]
