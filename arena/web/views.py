@@ -25,8 +25,8 @@ from ..report.tables import (
 from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
-    "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "rate_of",
-    "rating_history", "tournament", "tournaments",
+    "NotFound", "board", "bot", "describe", "head_to_head", "index", "leaderboard", "match", "match_records",
+    "matches", "progress", "rate_of", "rating_history", "tournament", "tournaments",
 ]
 
 #: Writes looked at to measure a running tournament's speed, seconds before its newest write.
@@ -42,6 +42,42 @@ def tournaments(store: Store) -> list[dict]:
     return [tournament_json(t) for t in store.list_tournaments()]
 
 
+#: RULES.md §6.4 option names in words.
+OPTION_WORDS = {"contree": "contrée", "declarations": "declarations"}
+
+
+def describe(t: dict) -> str:
+    """A tournament's game in words, from :func:`tournament_json`'s dict: the ruleset, its
+    RULES.md §6.4 options and the boards per pair, e.g. ``"classic · contrée on ·
+    declarations off · 30 boards a pair"`` (no target score: a duplicate match plays
+    boards, not games to a target)."""
+    words = [t["ruleset"]] + [f"{OPTION_WORDS.get(k, k)} {v}" for k, v in (t.get("variant_options") or {}).items()]
+    n = t["boards_per_pair"]
+    return " · ".join(words + [f"{n} board{'s' if n != 1 else ''} a pair"])
+
+
+def index(store: Store) -> dict:
+    """The index page: tournaments newest first, ``arena sprt`` tests in their own list.
+
+    Returns:
+        ``{"tournaments": [...], "sprt": [...]}``: ``tournaments`` as
+        :func:`tournaments` with ``summary`` (:func:`describe`), newest first, without the
+        tournaments that hold an ``arena sprt`` test; ``sprt`` one per test, newest
+        first: the test's columns (``name``, ``entrant_a``, ``entrant_b``, ``elo0``,
+        ``elo1``, ``status`` — running, H0, H1 or inconclusive —, ``board_pairs``, W/D/L,
+        ``llr``, ``elo`` …; NaN and infinite ends as ``None``) with its ``tournament``
+        as :func:`tournaments` gives it (``None`` if missing).
+    """
+    listed = {t["name"]: {**t, "summary": describe(t)} for t in tournaments(store)}
+    tests = []
+    for row in store.sprt_tests():
+        clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        tests.append({**{k: (str(v)[:19] if k.endswith("_at") and v is not None else v) for k, v in clean.items()},
+                      "tournament_info": listed.pop(row["tournament"], None)})
+    newest = sorted(listed.values(), key=lambda t: (t["created_at"], t["name"]), reverse=True)
+    return {"tournaments": newest, "sprt": tests}
+
+
 def tournament(store: Store, name: str) -> dict:
     """One tournament as ``arena tournament show --json`` prints it.
 
@@ -52,6 +88,19 @@ def tournament(store: Store, name: str) -> dict:
     if t is None:
         raise NotFound(f"there is no tournament {name!r}")
     return tournament_json(t)
+
+
+def match_records(store: Store, match_id: str) -> str:
+    """A match's deal records as JSON lines (one per table, by board then table); each
+    line is a record as ``arena replay`` reads it from a file.
+
+    Raises:
+        NotFound: no such match or no deal of it stored.
+    """
+    lines = store.match_record_lines(match_id)
+    if not lines:
+        raise NotFound(f"there is no match {match_id!r} with a stored deal")
+    return "".join(line.strip() + "\n" for line in lines)
 
 
 def _rows(store: Store, name: str):
