@@ -218,3 +218,47 @@ def test_the_bidding_is_one_ordered_list_and_declarations_show_their_cards(tab, 
             assert shown.count() == sum(len(c["cards"]) for d in table["declarations"] for c in d["combos"])
             found += shown.count()
     assert found > 0, "no declaration in the demo's first match"
+
+
+def test_the_bot_page_has_one_rating_chart_with_axes(browser, odd):
+    """issue 20, item 19: one chart of the bot's Elo in each tournament it was rated in,
+    oldest first, with a y axis of round Elo values and the tournaments' dates on the x
+    axis; each dot sits at its Elo on that axis."""
+    tab = Page(browser, odd.url)
+    try:
+        tab.goto("/bots/plain")
+        chart = tab.page.locator("#rating-chart")
+        assert tab.page.locator("figure").count() == 1
+        assert [t.text_content() for t in chart.locator("text.tick.x").all()] == ["2026-01-01", "2026-01-02",
+                                                                                  "2026-01-03"]
+        ticks = [(float(t.get_attribute("y")), float(t.text_content())) for t in chart.locator("text.tick.y").all()]
+        assert len(ticks) >= 3 and [v for _, v in ticks] == sorted(v for _, v in ticks)
+        assert [a for a, _ in ticks] == sorted((a for a, _ in ticks), reverse=True)  # higher Elo, higher up
+        (y0, v0), (y1, v1) = ticks[0], ticks[-1]
+        rated = [r for r in tab.page.request.get(f"{tab.base}/api/bots/plain").json()["ratings"] if r["elo"] is not None]
+        dots = chart.locator("circle").all()
+        assert len(dots) == len(rated) == 3
+        for dot, r in zip(dots, rated):
+            want = y0 + (y1 - y0) * (r["elo"] - v0) / (v1 - v0)
+            assert abs(float(dot.get_attribute("cy")) - want) < 0.2, r
+        assert {t.text_content().strip() for t in chart.locator("text.axis-title").all()} == {
+            "Elo", "tournament, by date created (UTC)"}
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
+def test_no_column_is_cut_at_1280px(browser, odd, odd_db):
+    """issue 20, item 17: at 1280 px every table of every page fits its box (nothing to
+    scroll sideways, no column cut)."""
+    tab = Page(browser, odd.url, viewport={"width": 1280, "height": 900})
+    try:
+        for path in pages_of(odd_db, LONG_T, LONG_BOT):
+            tab.goto(path)
+            boxes = tab.page.locator(".scroll").all()
+            for box in boxes:
+                over = box.evaluate("e => e.scrollWidth - e.clientWidth")
+                assert over <= 0, (path, box.evaluate("e => e.firstElementChild.id"), over)
+            assert tab.page.evaluate("document.documentElement.scrollWidth") <= 1280, path
+    finally:
+        tab.close()
