@@ -215,6 +215,11 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None) -> Fas
         """Every tournament, oldest first, as `arena tournament list --json`."""
         return views.tournaments(s)
 
+    @app.get("/api/index", tags=["tournaments"])
+    def api_index(s: Db) -> dict:
+        """The index page's lists: tournaments newest first with their game in words, `arena sprt` tests apart."""
+        return views.index(s)
+
     @app.get("/api/tournaments/{name}", tags=["tournaments"])
     def api_tournament(name: Name, s: Db) -> dict:
         """One tournament: ruleset, options, entrants, board pairs stored / expected, status."""
