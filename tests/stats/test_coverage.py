@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from arena.stats.ratings import fit_model
 from arena.stats.simulate import coverage, difference_coverage
@@ -96,3 +97,29 @@ def test_fields_of_4_to_16_still_cover_93_to_97_percent() -> None:
     pooled = float(np.dot([c.coverage for c in cells], weights) / weights.sum())
     assert 0.93 <= pooled <= 0.97, pooled
     assert all(0.90 <= c.coverage <= 0.99 for c in cells), cells
+
+
+EXACT = {20: (0.959, 0.968, 0.970, 0.978, 0.983, 0.939), 100: (0.943, 0.954, 0.947, 0.966, 0.922, 0.960)}
+
+
+@pytest.mark.parametrize("per_pair", [20, 100])
+def test_two_entrant_coverage_without_draws_exactly(per_pair: int) -> None:
+    """No simulation noise: two entrants 0, 200, …, 1,000 Elo apart, no draws; A's wins
+    are Binomial(m, p), so summing P(w) over the w whose intervals hold the truth gives
+    each cell's coverage exactly. Mean 0.957 over the 12 cells. The cells off 0.93–0.97
+    are the Wald interval's limits at extreme scores, not the prior's: 600–800 Elo at 20
+    board pairs 0.978–0.983 (a sweep, most of the mass, is always covered), 800 Elo at
+    100 board pairs 0.922 (97–3 and 98–2: the interval ends short of the truth), 1,000
+    Elo at 20 0.939 (19–1). (The old prior, exactly: 400, 600, 800 Elo at 20 board pairs
+    0.898, 0.876, 0.820; 600 and 1,000 Elo at 100 0.913 and 0.729; 800 at 100 the same 0.922.)"""
+    got = []
+    for spread in (0.0, 200.0, 400.0, 600.0, 800.0, 1000.0):
+        p = 1.0 / (1.0 + 10.0 ** (-spread / 400.0))
+        cover = 0.0
+        for w in range(per_pair + 1):
+            a, b = fit_model(["A", "B"], np.array([[0.0, w], [per_pair - w, 0.0]])).ratings
+            held = int(a.ci_low - 1500 <= spread / 2 <= a.ci_high - 1500) + \
+                int(b.ci_low - 1500 <= -spread / 2 <= b.ci_high - 1500)
+            cover += stats.binom.pmf(w, per_pair, p) * held / 2
+        got.append(cover)
+    assert got == pytest.approx(EXACT[per_pair], abs=5e-4)
