@@ -29,13 +29,16 @@ creates a connection the results do not have.
 
 *Why the cap.* Without it the two entrants of a 2-entrant field put their
 whole prior on their one pairing (2 virtual draws, a virtual win each way),
-which shrank a lopsided pair: 2 bots 400 Elo apart at 20 board pairs, 95%
-intervals covered the truth 90% of the time, 600–1000 Elo apart 0.62–0.95
-(19–1 at 800 Elo apart: the interval ended below the truth). With the cap,
-in 400 simulated fields per cell (2 entrants, 0–1000 Elo apart by 200, 20
-and 100 board pairs, 0% and 30% draws; ``tests/stats/test_coverage.py``)
-every cell covers 0.93–0.985, 3 and 4 entrants 0.94–0.98, and the fields of
-4–20 entrants of ``bench/RESULTS.md`` are within noise of before. (The
+which shrank a lopsided pair: 2 bots without draws, 400, 600, 800 Elo apart
+at 20 board pairs, 95% intervals covered the truth 0.898, 0.876, 0.820 of the
+time, 1000 Elo apart at 100 board pairs 0.729 (computed exactly). With the
+cap, 2 entrants 0–1000 Elo apart by 200 at 20 and 100 board pairs cover
+0.957 on average, every cell 0.922–0.983 exactly without draws, 0.953 pooled
+with 0% and 30% draws in 400 simulated matches per cell
+(``tests/stats/test_coverage.py``); the cells off 0.93–0.97 are the normal
+interval's limit at extreme scores (800 Elo at 100 board pairs: 0.922 before
+and after), not the prior's. The 54-cell grid of 3–20 entrants of
+``bench/RESULTS.md`` still pools to 95.0%. (The
 earlier rule, 2 per *pair*, gave an entrant of a 20-bot field 38 virtual
 draws and shrank the spread by 6–12%; ``prior_scope="pair"`` keeps it for
 comparison.)
