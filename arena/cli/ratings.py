@@ -50,6 +50,17 @@ def _ci(low: float, high: float) -> str:
     return f"{low:.0f}–{high:.0f}"
 
 
+def _dci(low: float, high: float) -> str:
+    """A difference's 95% interval: "+20…+140", "≥ +317" (after a sweep), "≤ -317", "-"."""
+    if math.isnan(low) or math.isnan(high):
+        return "-"
+    if math.isinf(high) and not math.isinf(low):
+        return f"≥ {low:+.0f}"
+    if math.isinf(low) and not math.isinf(high):
+        return f"≤ {high:+.0f}"
+    return "any" if math.isinf(low) else f"{low:+.0f}…{high:+.0f}"
+
+
 @app.command()
 def ratings(
     tournament: Annotated[str | None, typer.Option(help="one tournament (default: every tournament of the ruleset)")] = None,
@@ -116,21 +127,22 @@ def ratings(
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}" + (
         " (any options)" if any_options else f" ({_options_text(wanted)})" if wanted else "")
-    if left_out:
-        err.print(f"note: {len(left_out)} {rs} tournament(s) with other RULES.md §6.4 options left out ("
-                  + escape(", ".join(f"{t.name}: {_options_text(t.variant_options)}" for t in left_out[:5]))
-                  + (", ..." if len(left_out) > 5 else "")
-                  + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
-    for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
-        n = len(t.entrants)
-        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
-                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
-                  highlight=False)
+    if names == [] and left_out:  # no tournament has these options: say which sets exist
+        message = _no_such_options(rs, wanted, left_out)
+        if not as_json:
+            raise fail(message)
+        err.print(f"note: {message}", highlight=False)
+        left_out = []
     if history is not None:
-        _print_history(reports.rating_history(hist_rows, history, steps), history, scope, as_json)
+        points = reports.rating_history(hist_rows, history, steps)
+        if not points:
+            raise fail(f"no board pairs of a bot {history!r} in {scope}: see `arena bots list`")
+        _print_notes(left_out, unfinished, rs)
+        _print_history(points, history, scope, as_json)
         return
     table = reports.rating_table(rows)
     if h2h:
+        _print_notes(left_out, unfinished, rs)
         _print_head_to_head(reports.head_to_head_table(rows, order), table, scope, as_json)
         return
     if table is None:
@@ -138,6 +150,7 @@ def ratings(
             print("[]")
             return
         raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
+    _print_notes(left_out, unfinished, rs)
     out = reports.ratings_json(table, field)
     if as_json:
         print(json.dumps(out))
@@ -170,6 +183,38 @@ def ratings(
                   highlight=False)
 
 
+def _no_such_options(rs: str, wanted: dict[str, str], left_out: list) -> str:
+    """The error when no tournament of ruleset ``rs`` has the options ``wanted``: the sets that exist,
+    their tournaments and the flags that select each."""
+    defaults = get_ruleset(rs).variant_options()
+    sets: dict[tuple, list[str]] = {}
+    for t in left_out:
+        sets.setdefault(tuple(t.variant_options.items()), []).append(t.name)
+
+    def flags(opts: tuple) -> str:  # the --option flags that select a set: those off the ruleset's defaults
+        return " ".join(f"--option {k}={v}" for k, v in opts if defaults.get(k) != v) or "no --option"
+
+    listed = "; ".join(
+        " ".join(f"{k}={v}" for k, v in opts) + f" ({', '.join(ts[:3])}{', ...' if len(ts) > 3 else ''}): "
+        + flags(opts) for opts, ts in sets.items())
+    return (f"no {rs} tournament has the options {_options_text(wanted)}; its tournaments have {listed}. "
+            "Give one of these, or --any-options to mix them")
+
+
+def _print_notes(left_out: list, unfinished: list, rs: str | None) -> None:
+    """The notes before a rating list (on stderr, so --json stays one JSON document)."""
+    if left_out:
+        err.print(f"note: {len(left_out)} {rs} tournament(s) with other RULES.md §6.4 options left out ("
+                  + escape(", ".join(f"{t.name}: {_options_text(t.variant_options)}" for t in left_out[:5]))
+                  + (", ..." if len(left_out) > 5 else "")
+                  + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
+    for t in unfinished:  # standings so far: say so
+        n = len(t.entrants)
+        err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
+                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  highlight=False)
+
+
 def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip: tuple[str, ...] = ()) -> Table:
     """The ratings as a rich table; ``compact`` for a narrow terminal: Δnext without its interval;
     without the columns headed ``skip``."""
@@ -195,7 +240,7 @@ def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip:
             "-" if o["butler"] is None else f"{o['butler']:+.1f}",
             "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
             "-" if los is None else f"{los:.1%}",
-            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({d[1]:+.0f}…{d[2]:+.0f})") + star,
+            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({_dci(d[1], d[2])})") + star,
         ]
         t.add_row(str(o["rank"]), *([str(o["group"])] if groups > 1 else []),
                   escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in skip))
@@ -240,7 +285,7 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
             cells = (str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
                      (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
                      "-" if math.isnan(diff) else f"{diff:+.0f}",
-                     "-" if math.isnan(low) else f"{low:+.0f}…{high:+.0f}",
+                     _dci(low, high),
                      "-" if math.isnan(los) else f"{los:.1%}")
             t.add_row(escape(h.a), escape(h.b), *(c for col, c in zip(heads, cells) if col not in skip))
         return t
@@ -255,8 +300,6 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
 
 def _print_history(points, name: str, scope: str, as_json: bool) -> None:
     """Ratings of every version of a bot after successive slices of the stored board pairs."""
-    if not points:
-        raise fail(f"no board pairs of a bot {name!r} in {scope}: see `arena bots list`")
     if as_json:
         print(json.dumps([{"board_pairs": p.board_pairs, "entrant": p.entrant, "elo": _num(p.elo),
                            "ci_low": _num(p.ci_low), "ci_high": _num(p.ci_high), "boards": p.games}

@@ -137,9 +137,12 @@ def export(
 ) -> None:
     """Write every table of the results database to files for other tools.
 
-    Also ratings.FORMAT (per ruleset: Elo, interval, field scores) and
+    Also the views entrant_board_pairs and entrant_actions, ratings.FORMAT (per
+    tournament, and per ruleset and options: Elo, interval, field scores) and
     rating_history.FORMAT (every entrant's rating after each tenth of the
-    stored board pairs), computed as `arena ratings` shows them.
+    stored board pairs), computed as `arena ratings` shows them; and load.sql,
+    which makes each file a DuckDB view of its name, so SQL written for the
+    database runs on the export.
 
     A tournament's secret seed, and its table of boards, are written only once the
     tournament is complete; its commitment always is. The deals and actions of the
@@ -147,7 +150,7 @@ def export(
     other pairs of a running tournament may have yet to play, so publish an export of
     a tournament only once it is complete.
     """
-    from ..store import StoreError
+    from ..store import StoreError, write_loader
 
     from ..report.tables import export_derived
 
@@ -155,6 +158,7 @@ def export(
     try:
         files = store.export(out, fmt.value)
         files += export_derived(store, out, fmt.value)
+        files.append(write_loader(out, files, fmt.value))
         hidden = [t.name for t in store.list_tournaments() if not t.seed_revealed]
     except StoreError as e:  # e.g. --out names a file, or a folder that cannot be made
         raise fail(str(e)) from None

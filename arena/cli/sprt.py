@@ -76,6 +76,9 @@ def sprt(
         settings.check()
     except ValueError as e:
         raise fail(str(e), code=2) from None
+    warning = sp.max_boards_warning(settings)
+    if warning:
+        err.print(f"warning: {warning}", highlight=False)
     store = open_store(db)
     try:
         rs = get_ruleset(ruleset.value)

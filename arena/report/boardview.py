@@ -93,7 +93,8 @@ def table_view(result: TableResult, *, board_suits: bool = True) -> dict:
         differ from those played), ``hands`` (per seat, the cards held at the first
         trick, each card with ``trick``: the 1-based trick it was played in, or
         ``None``), ``bidding`` (``{"seat", "text"}`` in order), ``taker``, ``trump``
-        (symbol or mode), ``declarations``, ``exchange``, ``belotes``, ``tricks``
+        (symbol or mode), ``declarations`` (``seat``, ``name``, ``text``, and ``combos``: each
+        declaration's ``kind`` and ``cards`` as card faces), ``exchange``, ``belotes``, ``tricks``
         (``n``, ``leader``, ``cards`` [``{"seat", "card", "belote", "rebelote"}``],
         ``winner``, ``points``, ``running``: trick points per team so far) and
         ``outcome`` (the stored :class:`~referee.rules.DealOutcome` as JSON).
@@ -150,7 +151,8 @@ def table_view(result: TableResult, *, board_suits: bool = True) -> dict:
         "dealer": record.dealer,
         "turned": card_json(record.deck[sum(record.ruleset.first_packets) * n]), "relabelled": relabelled,
         "permutation": list(perm), "hands": hands, "bidding": bidding, "taker": state.taker, "trump": trump,
-        "declarations": [{"seat": s, "name": names[s], "text": ", ".join(map(str, d))}
+        "declarations": [{"seat": s, "name": names[s], "text": ", ".join(map(str, d)),
+                          "combos": [{"kind": x.kind, "cards": [card_json(c) for c in x.cards]} for x in d]}
                          for s, d in enumerate(state.declared) if d],
         "exchange": None if state.exchanged_by is None else {"seat": state.exchanged_by,
                                                               "name": names[state.exchanged_by]},

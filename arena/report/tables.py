@@ -402,12 +402,18 @@ def _pooled_sd(key: np.ndarray, x: np.ndarray) -> tuple[float, int]:
 def export_derived(store, out_dir, fmt: str) -> list:
     """Write ``ratings.<fmt>`` and ``rating_history.<fmt>`` (parquet or jsonl) to ``out_dir``.
 
-    ratings: one row per ruleset and entrant: rank, group, Elo with its 95%
-    interval (NULL for an open end), bound, board pairs and W/D/L, the field
-    scores (Butler points per table with interval, matchpoint share) and LOS
-    over the next one down. rating_history: one row per ruleset, checkpoint
-    (a tenth of the stored board pairs, in the order stored) and entrant.
+    ratings: one row per scope and entrant, a scope being **one tournament**
+    (``tournament`` its name, as ``arena ratings --tournament``) or **one ruleset
+    with one set of RULES.md §6.4 options** (``tournament`` NULL, as ``arena ratings
+    --ruleset R --option …``); ``variant_options`` the options as JSON text. Each
+    row: rank, group, Elo with its 95% interval (NULL for an open end), bound,
+    board pairs and W/D/L, score, LOS and the Elo difference (with its interval)
+    to the next one down, the field scores (Butler points per table with
+    interval, matchpoint share). rating_history: one row per scope (the same
+    two kinds), checkpoint (a tenth of the stored board pairs, in the order
+    stored) and entrant.
     """
+    import json as _json
     from pathlib import Path
 
     import pyarrow as pa
@@ -415,40 +421,51 @@ def export_derived(store, out_dir, fmt: str) -> list:
     def num(x):
         return None if x is None or not math.isfinite(x) else float(x)
 
-    rulesets = [r for (r,) in store.con.execute("SELECT DISTINCT ruleset FROM matches ORDER BY ruleset").fetchall()]
+    tournaments = store.list_tournaments()
+    scopes: list[tuple[str | None, str, dict, list[str]]] = []  # (tournament, ruleset, options, tournaments)
+    by_options: dict[tuple[str, str], list] = {}
+    for t in tournaments:
+        scopes.append((t.name, t.ruleset, t.variant_options, [t.name]))
+        by_options.setdefault((t.ruleset, _json.dumps(t.variant_options, sort_keys=True)), []).append(t)
+    for (rs, _), ts in sorted(by_options.items()):
+        scopes.append((None, rs, ts[0].variant_options, [t.name for t in ts]))
     rating_rows, history = [], []
-    for rs in rulesets:
-        table = rating_table(store.board_pair_results(ruleset=rs))
+    for name, rs, options, names in scopes:
+        table = rating_table(store.board_pair_results(ruleset=rs, tournaments=names))
         if table is None:
             continue
-        field = field_scores(store, ruleset=rs)
+        scope = {"tournament": name, "ruleset": rs, "variant_options": _json.dumps(options, sort_keys=True)}
+        field = field_scores(store, ruleset=rs, tournaments=names)
         for k, i in enumerate(table.order):
             r = table.fit.ratings[i]
             f = field.get(r.name)
+            d = table.diff_next[k] or (None, None, None)
             rating_rows.append({
-                "ruleset": rs, "rank": k + 1, "entrant": r.name, "group": r.group + 1, "elo": num(r.elo),
+                **scope, "rank": k + 1, "entrant": r.name, "group": r.group + 1, "elo": num(r.elo),
                 "ci_low": num(r.ci_low), "ci_high": num(r.ci_high), "bound": r.bound, "board_pairs": r.games,
                 "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": num(r.score),
                 "los_next": num(table.los_next[k]),
+                "diff_next": num(d[0]), "diff_next_low": num(d[1]), "diff_next_high": num(d[2]),
                 "butler": None if f is None else num(f.butler),
                 "butler_low": None if f is None else num(f.butler_low),
                 "butler_high": None if f is None else num(f.butler_high),
                 "matchpoints": None if f is None else num(f.matchpoints)})
-        for p in rating_history(history_rows(store, ruleset=rs)):
-            history.append({"ruleset": rs, "board_pairs_stored": p.board_pairs, "entrant": p.entrant,
+        for p in rating_history(history_rows(store, ruleset=rs, tournaments=names)):
+            history.append({**scope, "board_pairs_stored": p.board_pairs, "entrant": p.entrant,
                             "elo": num(p.elo), "ci_low": num(p.ci_low), "ci_high": num(p.ci_high),
                             "board_pairs": p.games})
+    scope_fields = [("tournament", pa.string()), ("ruleset", pa.string()), ("variant_options", pa.string())]
+    f64 = pa.float64()
     schemas = {
-        "ratings": pa.schema([("ruleset", pa.string()), ("rank", pa.int64()), ("entrant", pa.string()),
-                              ("group", pa.int64()), ("elo", pa.float64()), ("ci_low", pa.float64()),
-                              ("ci_high", pa.float64()), ("bound", pa.string()), ("board_pairs", pa.int64()),
-                              ("wins", pa.int64()), ("draws", pa.int64()), ("losses", pa.int64()),
-                              ("score", pa.float64()), ("los_next", pa.float64()), ("butler", pa.float64()),
-                              ("butler_low", pa.float64()), ("butler_high", pa.float64()),
-                              ("matchpoints", pa.float64())]),
-        "rating_history": pa.schema([("ruleset", pa.string()), ("board_pairs_stored", pa.int64()),
-                                     ("entrant", pa.string()), ("elo", pa.float64()), ("ci_low", pa.float64()),
-                                     ("ci_high", pa.float64()), ("board_pairs", pa.int64())]),
+        "ratings": pa.schema(scope_fields + [
+            ("rank", pa.int64()), ("entrant", pa.string()), ("group", pa.int64()), ("elo", f64),
+            ("ci_low", f64), ("ci_high", f64), ("bound", pa.string()), ("board_pairs", pa.int64()),
+            ("wins", pa.int64()), ("draws", pa.int64()), ("losses", pa.int64()), ("score", f64),
+            ("los_next", f64), ("diff_next", f64), ("diff_next_low", f64), ("diff_next_high", f64),
+            ("butler", f64), ("butler_low", f64), ("butler_high", f64), ("matchpoints", f64)]),
+        "rating_history": pa.schema(scope_fields + [
+            ("board_pairs_stored", pa.int64()), ("entrant", pa.string()), ("elo", f64), ("ci_low", f64),
+            ("ci_high", f64), ("board_pairs", pa.int64())]),
     }
     paths = []
     for name, data in (("ratings", rating_rows), ("rating_history", history)):

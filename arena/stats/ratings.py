@@ -18,16 +18,30 @@ MM algorithm) and polished with Newton steps on the same likelihood.
 **Prior.** An entrant that won (or lost) every board pair has no finite
 maximum-likelihood rating. As in BayesElo, virtual draws are added: by
 default ``prior_draws = 2`` **per entrant**, each entrant spreading its share
-evenly over the opponents it met (:func:`prior_matrix`; in a round robin of
-n, ``2/(n−1)`` virtual draws per pair). Between two entrants that is one
-virtual win and one virtual loss: with 30 wins and 10 losses the Elo
-difference is ``400·log10(31/11) ≈ 180.0`` instead of ``400·log10(3) ≈
-190.8``. Pairs that never met get no virtual games, so the prior never
-creates a connection the results do not have. (The earlier rule, 2 per
-*pair*, gave an entrant of a 20-bot field 38 virtual draws and shrank the
-spread by 6–12%: in a 20-entrant field 400 Elo wide, 95% intervals covered
-the truth 89% of the time at 20 board pairs per pair, 95% now
-(bench/RESULTS.md); ``prior_scope="pair"`` keeps it for comparison.)
+evenly over the opponents it met, **but no pair gets more than
+``prior_draws/8``** (``PAIR_CAP``; ¼ virtual draw at the default) —
+:func:`prior_matrix`. In a round robin of n that is ``min(2/(n−1), ¼)``
+virtual draws per pair: unchanged from 9 entrants up, ¼ for 2–8. Between two
+entrants that is ⅛ virtual win and ⅛ loss: with 30 wins and 10 losses the Elo
+difference is ``400·log10(30.125/10.125) ≈ 189.4`` instead of ``400·log10(3)
+≈ 190.8``. Pairs that never met get no virtual games, so the prior never
+creates a connection the results do not have.
+
+*Why the cap.* Without it the two entrants of a 2-entrant field put their
+whole prior on their one pairing (2 virtual draws, a virtual win each way),
+which shrank a lopsided pair: 2 bots without draws, 400, 600, 800 Elo apart
+at 20 board pairs, 95% intervals covered the truth 0.898, 0.876, 0.820 of the
+time, 1000 Elo apart at 100 board pairs 0.729 (computed exactly). With the
+cap, 2 entrants 0–1000 Elo apart by 200 at 20 and 100 board pairs cover
+0.957 on average, every cell 0.922–0.983 exactly without draws, 0.953 pooled
+with 0% and 30% draws in 400 simulated matches per cell
+(``tests/stats/test_coverage.py``); the cells off 0.93–0.97 are the normal
+interval's limit at extreme scores (800 Elo at 100 board pairs: 0.922 before
+and after), not the prior's. The 54-cell grid of 3–20 entrants of
+``bench/RESULTS.md`` still pools to 95.0%. (The
+earlier rule, 2 per *pair*, gave an entrant of a 20-bot field 38 virtual
+draws and shrank the spread by 6–12%; ``prior_scope="pair"`` keeps it for
+comparison.)
 
 **Groups.** Entrants that never met, directly or through others, cannot be
 compared: the field is rated group by group (connected components of the
@@ -58,8 +72,10 @@ intervals covered the truth 97–99% of the time at 30% draws.)
 Each rating's 95% interval is ``elo ± 1.96·√C_ii`` (relative to its group's
 mean). **An entrant at 100%** (every board pair won) has no finite upper
 bound: its interval is one-sided, ``[L, +inf)``, with L the strength at which
-a clean sweep of its board pairs has probability 5% (:func:`_one_sided`); the
-rating itself is the prior's estimate. At 0% likewise ``(−inf, U]``.
+a clean sweep of its board pairs has probability 5%
+(:func:`arena.stats.sweeps.one_sided`); the rating itself is the prior's
+estimate. At 0% likewise ``(−inf, U]``. Its differences to the others are
+open-ended the same way (:meth:`RatingFit.difference`).
 
 The likelihood of superiority is ``LOS(i, j) = Φ((R_i − R_j) /
 √(C_ii + C_jj − 2·C_ij))``: the probability, under a flat prior on the
@@ -68,7 +84,11 @@ It is computed from the difference and its own variance (the covariance term
 matters: two ratings fitted from the same games are correlated), so it
 separates two entrants well before their individual intervals stop
 overlapping. LOS > 97.5% is the same as the difference's two-sided 95%
-interval excluding 0 (:meth:`RatingFit.difference`). Picking the largest
+interval excluding 0 (:meth:`RatingFit.difference`). For an entrant at
+100% (0%) the normal approximation says nothing: its LOS over another is
+``1 − P(its sweep | equal strength)`` (:func:`arena.stats.sweeps.sweep_los`;
+2 entrants, m board pairs: ``1 − 2^−m``), above 95% exactly when its one-sided
+difference interval excludes 0. Picking the largest
 of many LOS values (e.g. "adjacent in the table") is a selection: read a
 single LOS of 0.9 as suggestive, not decisive.
 """
@@ -82,8 +102,10 @@ from dataclasses import dataclass
 import choix
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special
+from scipy import special
 from scipy.sparse.csgraph import connected_components
+
+from .sweeps import one_sided, sweep_los
 
 __all__ = [
     "ELO_PER_NATURAL_UNIT",
@@ -96,6 +118,10 @@ __all__ = [
 
 #: Elo points per natural-log unit of Bradley–Terry strength: 400 / ln 10.
 ELO_PER_NATURAL_UNIT: float = 400.0 / math.log(10.0)
+
+#: With ``prior_scope="entrant"`` a pair gets at most this share of ``prior_draws``
+#: (¼ virtual draw at the default 2): see :func:`prior_matrix`.
+PAIR_CAP: float = 0.125
 
 #: Two-sided 95% normal quantile, Φ⁻¹(0.975).
 _Z95: float = float(special.ndtri(0.975))
@@ -161,6 +187,9 @@ class RatingFit:
             are in no group of their own and are not counted.
         dispersion: φ, the factor applied to the Bradley–Terry covariance
             for draws (module docstring, *Error bars*); 1 without draws.
+        sweeps: (n, n) LOS decided by an entrant at 100% or 0%
+            (:func:`arena.stats.sweeps.sweep_los`), NaN where the normal
+            approximation holds; ``None``: none.
     """
 
     ratings: tuple[Rating, ...]
@@ -168,6 +197,7 @@ class RatingFit:
     prior_draws: float
     groups: int = 1
     dispersion: float = 1.0
+    sweeps: NDArray[np.float64] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -198,6 +228,16 @@ class RatingFit:
         intervals (which overlap long after the difference is significant).
         All NaN when the two are in different groups or one has no games.
 
+        **One-sided.** When A won every board pair it played (``bound ==
+        "lower"``) or B lost every one (``"upper"``), the difference has no
+        finite upper end: ``(diff, L, +inf)`` with L from the one-sided
+        bound of the entrant at 100% (or 0%) against the other's fitted
+        rating (:func:`arena.stats.sweeps.one_sided`; for two entrants, m board pairs:
+        ``400·log10(q / (1 − q))``, ``q = 0.05^(1/m)``, Clopper–Pearson's
+        rule for 0 failures), as :func:`arena.stats.sprt.estimate`. Mirrored
+        (``-inf`` low end) when A lost every one or B won every one; both
+        ends open when both entrants swept the same way.
+
         Raises:
             ValueError: unknown entrant.
         """
@@ -210,7 +250,19 @@ class RatingFit:
         c = self.covariance
         half = _Z95 * math.sqrt(max(c[a, a] + c[b, b] - 2.0 * c[a, b], 0.0))
         diff = ra.elo - rb.elo
-        return diff, diff - half, diff + half
+        low, high = diff - half, diff + half
+        # An entrant at 100% (or 0%) has no finite bound on one side: neither has the difference.
+        ups = ([ra.ci_low - rb.elo] if ra.bound == "lower" else []) + \
+              ([ra.elo - rb.ci_high] if rb.bound == "upper" else [])
+        downs = ([ra.ci_high - rb.elo] if ra.bound == "upper" else []) + \
+                ([ra.elo - rb.ci_low] if rb.bound == "lower" else [])
+        if ups and not downs:
+            low, high = min(ups), math.inf
+        elif downs and not ups:
+            low, high = -math.inf, max(downs)
+        elif ups and downs:  # both at 100% or both at 0% (never met each other): unbounded both ways
+            low, high = -math.inf, math.inf
+        return diff, low, high
 
     def los(self, i: int | str, j: int | str) -> float:
         """Likelihood of superiority of *i* over *j*, 0..1.
@@ -245,6 +297,8 @@ class RatingFit:
         # No variance (not reachable from fit_model for a pair in one group): the sign decides.
         flat = (var <= 0.0) & np.isfinite(diff)
         out[flat] = np.where(diff[flat] > 0, 1.0, np.where(diff[flat] < 0, 0.0, 0.5))
+        if self.sweeps is not None:
+            out = np.where(np.isnan(self.sweeps), out, self.sweeps)
         out[group[:, None] != group[None, :]] = math.nan
         np.fill_diagonal(out, 0.5)
         return out
@@ -276,9 +330,10 @@ def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") 
         prior_draws: with ``scope="entrant"``, the virtual draws each entrant
             gets in all: entrant *i*, which met ``k_i`` opponents, spreads
             ``prior_draws`` over them, so the pair (i, j) gets
-            ``prior_draws/(2·k_i) + prior_draws/(2·k_j)`` (in a complete round
-            robin of n: ``prior_draws/(n−1)`` per pair, ``prior_draws`` per
-            entrant, as BayesElo). With ``scope="pair"``, ``prior_draws`` per
+            ``prior_draws/(2·k_i) + prior_draws/(2·k_j)``, at most
+            ``PAIR_CAP·prior_draws`` (in a complete round robin of n:
+            ``min(prior_draws/(n−1), prior_draws/8)`` per pair; module
+            docstring, *Prior*). With ``scope="pair"``, ``prior_draws`` per
             pair that met (the earlier rule: ``(n−1)·prior_draws`` per entrant
             in a round robin, which shrinks large fields).
         scope: ``"entrant"`` or ``"pair"``.
@@ -293,7 +348,7 @@ def prior_matrix(played: ArrayLike, prior_draws: float, scope: str = "entrant") 
         raise ValueError(f"prior_scope must be 'entrant' or 'pair', got {scope!r}")
     k = p.sum(axis=1).astype(np.float64)
     share = np.divide(prior_draws / 2.0, k, out=np.zeros_like(k), where=k > 0)
-    return (share[:, None] + share[None, :]) * p
+    return np.minimum(share[:, None] + share[None, :], prior_draws * PAIR_CAP) * p
 
 
 def fit_model(
@@ -419,9 +474,9 @@ def fit_model(
     for i in range(n):
         low, high, bound = elo[i] - _Z95 * se[i], elo[i] + _Z95 * se[i], None
         if games[i] and group[i] >= 0 and n_wins[i] == games[i]:  # 100%: no upper bound
-            low, high, bound = _one_sided(i, theta_all, n_games, anchor, +1), math.inf, "lower"
+            low, high, bound = anchor + scale * one_sided(i, theta_all, n_games, +1), math.inf, "lower"
         elif games[i] and group[i] >= 0 and n_losses[i] == games[i]:  # 0%: no lower bound
-            low, high, bound = -math.inf, _one_sided(i, theta_all, n_games, anchor, -1), "upper"
+            low, high, bound = -math.inf, anchor + scale * one_sided(i, theta_all, n_games, -1), "upper"
         ratings.append(Rating(
             name=str(names[i]),
             elo=float(elo[i]),
@@ -435,43 +490,14 @@ def fit_model(
             group=int(group[i]),
             bound=bound,
         ))
+    bounds = [r.bound for r in ratings]
+    sweeps = sweep_los(theta_all, n_games, bounds, group) if any(bounds) else None
     return RatingFit(ratings=tuple(ratings), covariance=cov, prior_draws=float(prior_draws),
-                     groups=len(ranked), dispersion=dispersion)
+                     groups=len(ranked), dispersion=dispersion, sweeps=sweeps)
 
 
 #: The smallest draw-model factor φ (a field of nothing but draws).
 _MIN_DISPERSION = 0.05
-
-#: One-sided 95%: the bound where the observed clean sweep has probability 5%.
-_ONE_SIDED = 0.05
-
-
-def _one_sided(
-    i: int, theta: NDArray[np.float64], n_games: NDArray[np.float64], anchor: float, sign: int
-) -> float:
-    """One-sided 95% bound, in Elo, of entrant *i* that won (sign +1) or lost
-    (sign −1) every board pair.
-
-    The other entrants are held at their fitted strengths; the bound is the
-    strength at which a clean sweep of ``n_games[i]`` board pairs has
-    probability 5%: the lower end of ``{θ : P(sweep | θ) ≥ 0.05}``
-    (Clopper–Pearson's rule for 0 failures; two entrants, m board pairs:
-    ``400·log10(q / (1 − q))``, ``q = 0.05^(1/m)``). It grows with the board
-    pairs played (1,000–0 and 10⁹–0 no longer give the same bound).
-    """
-    opponents = np.flatnonzero(n_games[i] > 0)
-    counts = n_games[i, opponents]
-    others = theta[opponents]
-    target = math.log(_ONE_SIDED)
-
-    def log_sweep(t: float) -> float:
-        return float(np.sum(counts * special.log_expit(sign * (t - others)))) - target
-
-    # log_sweep rises with sign·t; bracket the root around the opponents.
-    lo, hi = float(others.min()) - 50.0, float(others.max()) + 50.0
-    t = optimize.brentq(log_sweep, lo, hi, xtol=1e-12)
-    return anchor + ELO_PER_NATURAL_UNIT * t
-
 
 def _index(names: Sequence[str]) -> dict[str, int]:
     """Map each name to its position; ValueError on < 2 or duplicate names."""

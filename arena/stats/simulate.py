@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CoverageCell", "coverage", "expected_score", "outcome_probabilities", "play_field", "play_pair"]
+__all__ = ["CoverageCell", "LosBins", "coverage", "difference_coverage", "los_calibration", "expected_score", "outcome_probabilities", "play_field", "play_pair"]
 
 
 def expected_score(elo_diff: float | NDArray[np.float64]) -> NDArray[np.float64]:
@@ -138,3 +138,92 @@ def coverage(fit: Callable, entrants: int, spread: float, draw_rate: float, per_
     return CoverageCell(entrants=entrants, spread=spread, draw_rate=draw_rate, per_pair=per_pair, reps=reps,
                         coverage=inside / (reps * entrants), top_coverage=top / reps, slope=slope,
                         los_false=los_hits / reps if spread == 0 else math.nan)
+
+
+def difference_coverage(fit: Callable, entrants: int, spread: float, draw_rate: float, per_pair: int,
+                        reps: int, seed: int) -> float:
+    """Share of 95% intervals of Elo differences that hold the true difference.
+
+    Simulates ``reps`` round robins as :func:`coverage` does and checks
+    ``fit(...).difference(i, j)`` for every pair i < j of every field: the
+    interval of ``R_i − R_j`` (one-sided when an entrant won or lost every
+    board pair) against ``truth_i − truth_j``.
+
+    Returns:
+        The share, 0..1, over ``reps · entrants·(entrants − 1)/2`` intervals.
+    """
+    rng = np.random.default_rng(seed)
+    truth = np.linspace(-spread / 2.0, spread / 2.0, entrants)
+    names = [f"e{i:02d}" for i in range(entrants)]
+    inside = total = 0
+    for _ in range(reps):
+        wins, draws = play_field(truth, per_pair, draw_rate, rng)
+        result = fit(names, wins, draws=draws)
+        for i in range(entrants):
+            for j in range(i + 1, entrants):
+                _, low, high = result.difference(i, j)
+                inside += int(low <= truth[i] - truth[j] <= high)
+                total += 1
+    return inside / total
+
+
+#: LOS bins of :func:`los_calibration`: [low, high).
+LOS_BINS: tuple[tuple[float, float], ...] = ((0.5, 0.7), (0.7, 0.85), (0.85, 0.95), (0.95, 0.99), (0.99, 1.0001))
+
+
+@dataclass(frozen=True)
+class LosBins:
+    """How often the entrant with the higher fitted rating is truly the stronger, per LOS bin.
+
+    Attributes:
+        pairs: pairs whose LOS(upper, lower) fell in each bin of ``LOS_BINS``.
+        right: of those, pairs where the upper one is truly stronger.
+    """
+
+    pairs: tuple[int, ...]
+    right: tuple[int, ...]
+
+    def share(self, k: int) -> float:
+        """Share right in bin k, 0..1 (NaN for an empty bin)."""
+        return self.right[k] / self.pairs[k] if self.pairs[k] else math.nan
+
+
+def los_calibration(fit: Callable, reps: int, seed: int, entrants: int = 8, sigma: float = 25.0,
+                    per_pair: int = 20, draw_rate: float = 0.1) -> tuple[LosBins, LosBins, float]:
+    """Is LOS a probability when true strengths are themselves drawn at random?
+
+    Each of ``reps`` fields draws true Elo ~ N(0, sigma²) for ``entrants``
+    entrants and plays a complete round robin of ``per_pair`` board pairs.
+    LOS(upper, lower) — upper the one with the higher fitted rating — is binned
+    for two kinds of pair: the pairs **adjacent in the fitted order** (picked
+    by the estimates) and **one pair chosen beforehand** (entrants 0 and 1).
+
+    Returns:
+        ``(adjacent, chosen, gap)``: :class:`LosBins` for each kind, and the
+        mean true Elo gap between neighbours in the true order.
+    """
+    rng = np.random.default_rng(seed)
+    names = [f"e{i:02d}" for i in range(entrants)]
+    tallies = {kind: [[0, 0] for _ in LOS_BINS] for kind in ("adjacent", "chosen")}
+    gaps: list[float] = []
+
+    def count(kind: str, los: float, right: bool) -> None:
+        for b, (a, z) in enumerate(LOS_BINS):
+            if a <= los < z:
+                tallies[kind][b][0] += 1
+                tallies[kind][b][1] += int(right)
+
+    for _ in range(reps):
+        truth = rng.normal(0.0, sigma, entrants)
+        gaps.append(float(np.mean(np.diff(np.sort(truth)))))
+        wins, draws = play_field(truth, per_pair, draw_rate, rng)
+        result = fit(names, wins, draws=draws)
+        elo = np.array([r.elo for r in result.ratings])
+        order = np.argsort(-elo)
+        for hi, lo in zip(order[:-1], order[1:]):
+            count("adjacent", result.los(int(hi), int(lo)), truth[hi] > truth[lo])
+        hi, lo = (0, 1) if elo[0] >= elo[1] else (1, 0)
+        count("chosen", result.los(hi, lo), truth[hi] > truth[lo])
+    adjacent, chosen = (LosBins(pairs=tuple(p for p, _ in tallies[k]), right=tuple(r for _, r in tallies[k]))
+                        for k in ("adjacent", "chosen"))
+    return adjacent, chosen, float(np.mean(gaps))

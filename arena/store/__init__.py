@@ -79,7 +79,7 @@ from pathlib import Path
 from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
-from .export import TABLES, Exporter
+from .export import TABLES, VIEWS, Exporter, write_loader
 from .model import (
     BoardPairRows, BoardPairSummary, Bot, MatchSummary, SlowDecision, Status, StoreError, TableSummary, Tournament,
     action_json, action_value, entrant_key, match_id, seed_commitment, split_entrant,
@@ -92,6 +92,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SlowDecision",
     "TABLES",
+    "VIEWS",
     "LOCK_WAIT_S",
     "Bot",
     "Competition",
@@ -113,6 +114,7 @@ __all__ = [
     "match_id",
     "seed_commitment",
     "split_entrant",
+    "write_loader",
 ]
 
 

@@ -97,6 +97,15 @@ class TournamentReads:
         except duckdb.CatalogException:
             return False
 
+    def sprt_tests(self) -> list[dict]:
+        """Every ``arena sprt`` test (table ``sprt_tests``) as a dict of its columns,
+        newest first; empty where the database predates the table."""
+        if not self._has_table("sprt_tests"):
+            return []
+        cur = self.con.execute("SELECT * FROM sprt_tests ORDER BY coalesce(created_at, updated_at) DESC, name")
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
     def list_tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
         names = self._query("SELECT name FROM tournaments ORDER BY created_at, name")
@@ -255,6 +264,12 @@ class ResultReads:
             [tournament, tournament, bot, bot, bot],
         )
         return [MatchSummary(*r[:5], *(int(x) for x in r[5:])) for r in rows]
+
+    def match_record_lines(self, match_id: str) -> list[str]:
+        """Every stored deal record of a match as JSON text (the ``deals.record`` column,
+        a record as ``arena replay`` reads it), by board then table; empty for an unknown match."""
+        return [r for (r,) in self._query(
+            "SELECT record FROM deals WHERE match_id = ? ORDER BY board, table_no", [match_id])]
 
     def deal_records(self, match_id: str, board: int | None = None) -> list[TableResult]:
         """Both tables' results of a match's stored boards (or of one board), by

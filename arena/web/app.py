@@ -87,8 +87,51 @@ def _entrant(e) -> str:
 
 
 def _elo(x) -> str:
-    """An Elo for a page: one decimal, ``…`` for an open end (a one-sided bound)."""
-    return "…" if x is None else f"{x:.1f}"
+    """An Elo for a page: whole (as `arena ratings`), ``…`` for an open end (a one-sided bound)."""
+    return "…" if x is None else f"{x:.0f}"
+
+
+def _ci(r: dict) -> str:
+    """A rating's 95% interval as `arena ratings` shows it: ``1450–1550``, ``≥ 1620`` (won every
+    board pair: no upper end), ``≤ 1380`` (lost every one)."""
+    low, high = r.get("ci_low"), r.get("ci_high")
+    if low is None and high is None:
+        return "–"
+    if high is None:
+        return f"≥ {low:.0f}"
+    if low is None:
+        return f"≤ {high:.0f}"
+    return f"{low:.0f}–{high:.0f}"
+
+
+def _diff(r: dict) -> str:
+    """Δnext as `arena ratings` shows it: ``+45 (+3…+88) *``, ``+600 (≥ +317) *``; ``–`` for the last."""
+    d, low, high = r.get("diff_next"), r.get("diff_next_low"), r.get("diff_next_high")
+    if d is None:
+        return "–"
+    if low is None and high is None:
+        interval = "any"
+    elif high is None:
+        interval = f"≥ {low:+.0f}"
+    elif low is None:
+        interval = f"≤ {high:+.0f}"
+    else:
+        interval = f"{low:+.0f}…{high:+.0f}"
+    return f"{d:+.0f} ({interval})" + (" *" if r.get("significant_next") else "")
+
+
+#: Suit letters as symbols.
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _took(t: dict, seats: int = 4) -> str:
+    """Which side took at a table and how it went, for a match page: ``EW dedans ♦``,
+    ``NS made all-trumps``, ``passed``; two players: ``P1 made ♠``."""
+    if t.get("taker") is None:
+        return t["contract"]
+    side = (f"P{t['taker']}" if seats == 2 else ("NS", "EW")[t["taker"] % 2])
+    trump = SUITS.get(t.get("trump") or "", "") or (t.get("trump_mode") or "")
+    return " ".join(x for x in (side, t["contract"], trump) if x)
 
 
 def _signed(x) -> str:
@@ -129,6 +172,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
+                                 ci=_ci, diff=_diff, took=_took,
                                  entrant=_entrant, printable=printable)  # printable: manifest text, escaped
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -182,6 +226,11 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     def api_tournaments(s: Db) -> list[dict]:
         """Every tournament, oldest first, as `arena tournament list --json`."""
         return views.tournaments(s)
+
+    @app.get("/api/index", tags=["tournaments"])
+    def api_index(s: Db) -> dict:
+        """The index page's lists: tournaments newest first with their game in words, `arena sprt` tests apart."""
+        return views.index(s)
 
     @app.get("/api/tournaments/{name}", tags=["tournaments"])
     def api_tournament(name: Name, s: Db) -> dict:
@@ -244,11 +293,12 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     # ------------------------------------------------------------ pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request, s: Db):
-        return page(request, "index.html", tournaments=views.tournaments(s))
+        return page(request, "index.html", index=views.index(s))
 
     @app.get("/tournaments/{name}", response_class=HTMLResponse, include_in_schema=False)
     def tournament_page(request: Request, name: str, s: Db):
         t = views.tournament(s, name)
+        t["summary"] = views.describe(t)
         board = views.leaderboard(s, name)
         order = [f"{r['name']}@{r['version']}" for r in board["ratings"]]
         return page(request, "tournament.html", t=t, board=board, h2h=views.head_to_head(s, name, order or None),
@@ -261,6 +311,14 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     @app.get("/matches/{name}/{pair}", response_class=HTMLResponse, include_in_schema=False)
     def match_page(request: Request, name: str, pair: str, s: Db):
         return page(request, "match.html", m=views.match(s, f"{name}/{pair}"), tname=name, pair=pair)
+
+    @app.get("/matches/{name}/{pair}/records.jsonl", tags=["matches"])
+    def match_records(name: Name, pair: Pair, s: Db) -> Response:
+        """The match's deal records, one JSON line per table (by board, then table); each line is a record as `arena replay` reads it from a file."""
+        body = views.match_records(s, f"{name}/{pair}")
+        filename = f"{name}_{pair}.jsonl".replace("/", "_").replace('"', "_")
+        return Response(body, media_type="application/x-ndjson", headers={
+            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"})
 
     @app.get("/matches/{name}/{pair}/boards/{number}", response_class=HTMLResponse, include_in_schema=False)
     def board_page(request: Request, name: str, pair: str, number: Board, s: Db,

@@ -25,8 +25,8 @@ from ..report.tables import (
 from ..store import Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
-    "NotFound", "board", "bot", "head_to_head", "leaderboard", "match", "matches", "progress", "rate_of",
-    "rating_history", "tournament", "tournaments",
+    "NotFound", "board", "bot", "describe", "head_to_head", "index", "leaderboard", "match", "match_records",
+    "matches", "progress", "rate_of", "rating_history", "ratings_chart", "tournament", "tournaments",
 ]
 
 #: Writes looked at to measure a running tournament's speed, seconds before its newest write.
@@ -42,6 +42,42 @@ def tournaments(store: Store) -> list[dict]:
     return [tournament_json(t) for t in store.list_tournaments()]
 
 
+#: RULES.md §6.4 option names in words.
+OPTION_WORDS = {"contree": "contrée", "declarations": "declarations"}
+
+
+def describe(t: dict) -> str:
+    """A tournament's game in words, from :func:`tournament_json`'s dict: the ruleset, its
+    RULES.md §6.4 options and the boards per pair, e.g. ``"classic · contrée on ·
+    declarations off · 30 boards a pair"`` (no target score: a duplicate match plays
+    boards, not games to a target)."""
+    words = [t["ruleset"]] + [f"{OPTION_WORDS.get(k, k)} {v}" for k, v in (t.get("variant_options") or {}).items()]
+    n = t["boards_per_pair"]
+    return " · ".join(words + [f"{n} board{'s' if n != 1 else ''} a pair"])
+
+
+def index(store: Store) -> dict:
+    """The index page: tournaments newest first, ``arena sprt`` tests in their own list.
+
+    Returns:
+        ``{"tournaments": [...], "sprt": [...]}``: ``tournaments`` as
+        :func:`tournaments` with ``summary`` (:func:`describe`), newest first, without the
+        tournaments that hold an ``arena sprt`` test; ``sprt`` one per test, newest
+        first: the test's columns (``name``, ``entrant_a``, ``entrant_b``, ``elo0``,
+        ``elo1``, ``status`` — running, H0, H1 or inconclusive —, ``board_pairs``, W/D/L,
+        ``llr``, ``elo`` …; NaN and infinite ends as ``None``) with its ``tournament``
+        as :func:`tournaments` gives it (``None`` if missing).
+    """
+    listed = {t["name"]: {**t, "summary": describe(t)} for t in tournaments(store)}
+    tests = []
+    for row in store.sprt_tests():
+        clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        tests.append({**{k: (str(v)[:19] if k.endswith("_at") and v is not None else v) for k, v in clean.items()},
+                      "tournament_info": listed.pop(row["tournament"], None)})
+    newest = sorted(listed.values(), key=lambda t: (t["created_at"], t["name"]), reverse=True)
+    return {"tournaments": newest, "sprt": tests}
+
+
 def tournament(store: Store, name: str) -> dict:
     """One tournament as ``arena tournament show --json`` prints it.
 
@@ -52,6 +88,19 @@ def tournament(store: Store, name: str) -> dict:
     if t is None:
         raise NotFound(f"there is no tournament {name!r}")
     return tournament_json(t)
+
+
+def match_records(store: Store, match_id: str) -> str:
+    """A match's deal records as JSON lines (one per table, by board then table); each
+    line is a record as ``arena replay`` reads it from a file.
+
+    Raises:
+        NotFound: no such match or no deal of it stored.
+    """
+    lines = store.match_record_lines(match_id)
+    if not lines:
+        raise NotFound(f"there is no match {match_id!r} with a stored deal")
+    return "".join(line.strip() + "\n" for line in lines)
 
 
 def _rows(store: Store, name: str):
@@ -232,7 +281,7 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
         ``{"name", "versions": [{version, author, content_hash, submitted_at}],
         "ratings": [{tournament, created_at, status, entrant, rank, of, elo, ci_low,
         ci_high, boards}], "history": [rating_history(...) per rated entry],
-        "faults": [{entrant, kind, count}], "slowest": [...]}``.
+        "chart": ratings_chart(ratings), "faults": [{entrant, kind, count}], "slowest": [...]}``.
 
     Raises:
         NotFound: no bot of that name.
@@ -264,6 +313,7 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
                       "submitted_at": str(b.submitted_at)[:19]} for b in versions],
         "ratings": history,
         "history": [rating_history(store, h["tournament"], h["entrant"]) for h in history if h["boards"]],
+        "chart": ratings_chart(history),
         "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
         "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest)],
     }
@@ -289,6 +339,53 @@ def rating_history(store: Store, tournament: str, entrant: str, points: int = HI
             "boards": p.games}
            for p in history_of(history_rows(store, tournament=tournament), entrant, points)]
     return {"tournament": tournament, "entrant": entrant, "points": out, "chart": _chart(out)}
+
+
+#: Elo steps between the y axis' ticks of :func:`ratings_chart`, the first that gives ≤ 6 ticks.
+_STEPS = (5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000)
+
+
+def ratings_chart(ratings: list[dict], width: float = 640.0, height: float = 240.0) -> dict | None:
+    """One chart of a bot's rating over time: its Elo and 95% interval in each tournament
+    it was rated in (``bot()["ratings"]``, oldest first), with axes.
+
+    Returns:
+        ``None`` without a rated entry, else SVG geometry in a ``width`` × ``height`` box:
+        ``plot`` (``left``, ``top``, ``right``, ``bottom`` of the plotting area), ``points``
+        (``x``, ``y``, ``y_low``, ``y_high`` — an open end of a one-sided interval drawn
+        to the plot's edge, ``open_low``/``open_high`` say so —, ``elo``, ``label``: the
+        tournament and entrant), ``line`` (polyline points), ``yticks`` and ``xticks``
+        (``{"at", "label"}``: round Elo values; each entry's tournament creation date).
+    """
+    rated = [r for r in ratings if r.get("elo") is not None]
+    if not rated:
+        return None
+    left, top, right, bottom = 56.0, 12.0, width - 16.0, height - 44.0
+    values = [v for r in rated for v in (r["elo"], r["ci_low"], r["ci_high"]) if v is not None]
+    lo, hi = min(values), max(values)
+    step = next((s for s in _STEPS if (hi - lo) / s <= 5), _STEPS[-1])
+    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+    if hi <= lo:
+        lo, hi = lo - step, hi + step
+
+    def y(v: float) -> float:
+        return round(bottom - (bottom - top) * (v - lo) / (hi - lo), 1)
+
+    n = len(rated)
+
+    def x(k: int) -> float:
+        return round(left + (right - left) * (k + 0.5) / n, 1)
+
+    points = [{"x": x(k), "y": y(r["elo"]), "elo": r["elo"],
+               "y_low": bottom if r["ci_low"] is None else y(r["ci_low"]),
+               "y_high": top if r["ci_high"] is None else y(r["ci_high"]),
+               "open_low": r["ci_low"] is None, "open_high": r["ci_high"] is None,
+               "label": f"{r['entrant']} in {r['tournament']}"} for k, r in enumerate(rated)]
+    ticks = int(round((hi - lo) / step))
+    return {"width": width, "height": height, "plot": {"left": left, "top": top, "right": right, "bottom": bottom},
+            "points": points, "line": " ".join(f"{p['x']},{p['y']}" for p in points),
+            "yticks": [{"at": y(lo + i * step), "label": f"{lo + i * step:.0f}"} for i in range(ticks + 1)],
+            "xticks": [{"at": x(k), "label": r["created_at"][:10]} for k, r in enumerate(rated)]}
 
 
 def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> dict | None:

@@ -35,7 +35,10 @@ def test_two_player_exchange_declaration_and_belote():
     assert [len(h) for h in v["hands"]] == [9, 9]
     assert v["turned"]["card"] == "KH"
     assert v["exchange"] == {"seat": 1, "name": "P1"}
-    assert v["declarations"] == [{"seat": 1, "name": "P1", "text": v["declarations"][0]["text"]}]
+    assert v["declarations"] == [{"seat": 1, "name": "P1", "text": v["declarations"][0]["text"],
+                                  "combos": [{"kind": "tierce", "cards": [
+                                      {"card": c, "rank": c[0], "suit": "S", "symbol": "♠", "red": False}
+                                      for c in ("JS", "QS", "KS")]}]}]
     assert {"JS", "QS", "KS"} <= set(v["declarations"][0]["text"].replace("[", " ").replace("]", " ").split())
     assert v["belotes"] == [{"seat": 1, "name": "P1", "suit": "♥"}]
     assert v["bidding"] == [{"seat": 0, "name": "P0", "text": "take"}]

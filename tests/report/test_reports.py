@@ -110,8 +110,8 @@ def test_rating_table_splits_groups_and_cli_says_so(tmp_path: Path) -> None:
     assert "2 groups that never met" in result.output
     out = json.loads(runner.invoke(app, ["ratings", "--db", str(db), "--json"]).stdout)
     assert [o["group"] for o in out] == [1, 1, 2, 2]
-    # 3–1 by hand with 2 virtual draws: 400·log10(4/2) = 120.4 between a and b.
-    assert out[0]["elo"] - out[1]["elo"] == pytest.approx(120.4, abs=0.15)
+    # 3–1 by hand with ¼ virtual draw (the pair's cap): 400·log10(3.125/1.125) = 177.5 between a and b.
+    assert out[0]["elo"] - out[1]["elo"] == pytest.approx(177.5, abs=0.15)
 
 
 def test_history_refits_after_each_slice(three: Store) -> None:
@@ -195,3 +195,56 @@ def test_every_listing_fits_an_80_column_terminal_with_whole_headers(tmp_path: P
     assert all(h in matches for h in ("match id", "boards", "W-D-L A", "forfeits", "faults")), matches
     listed = arena("tournament", "list")
     assert all(h in listed for h in ("name", "ruleset", "status", "seed", "club")), listed
+
+
+def test_a_sweep_shows_an_open_ended_difference(tmp_path: Path) -> None:
+    """A won all 6 board pairs: Δnext and head to head's Elo A-B have no upper end
+    (issue 20, item 20): at least 400·log10(q/(1 − q)) = 75.5, q = 0.05^(1/6) = 0.607."""
+    db = tmp_path / "s.duckdb"
+    store = Store.open(db)
+    store.create_tournament("t", "classic", {}, 1, 6, [("a", "1"), ("b", "1")])
+    mid = match_id("t", "a@1", "b@1")
+    store.add_match("t", mid, "a@1", "b@1")
+    for k in range(6):
+        _board_pair(store, mid, k, 20)
+    store.close()
+    out = json.loads(runner.invoke(app, ["ratings", "--tournament", "t", "--json", "--db", str(db)]).stdout)
+    q = 0.05 ** (1 / 6)
+    assert out[0]["diff_next_low"] == pytest.approx(400 * math.log10(q / (1 - q)), abs=0.05)
+    assert out[0]["diff_next_high"] is None and out[0]["significant_next"] is True
+    h2h = json.loads(runner.invoke(app, ["ratings", "--tournament", "t", "--head-to-head", "--json",
+                                         "--db", str(db)]).stdout)
+    assert h2h[0]["elo_diff_low"] == pytest.approx(75.5, abs=0.05) and h2h[0]["elo_diff_high"] is None
+    text = runner.invoke(app, ["ratings", "--tournament", "t", "--head-to-head", "--db", str(db)],
+                         env={"COLUMNS": "200"}).stdout
+    assert "≥ +75" in text or "≥ +76" in text
+
+
+def test_ratings_with_options_no_tournament_has_name_the_sets_that_exist(tmp_path: Path) -> None:
+    """issue 20, item 6: `--ruleset classic` (defaults: contree off) when every classic
+    tournament plays contrée names the set that exists and the flag that selects it,
+    as one error without the notes before it."""
+    from referee.rules import get_ruleset
+
+    db = tmp_path / "o.duckdb"
+    with Store.open(db) as store:
+        for name in ("ctr", "ctr2"):
+            rs = get_ruleset("classic", contree=True)
+            store.create_tournament(name, rs.name, rs.options(), 1, 2, [("a", "1"), ("b", "1")])
+            mid = match_id(name, "a@1", "b@1")
+            store.add_match(name, mid, "a@1", "b@1")
+            _board_pair(store, mid, 0, 10)
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--db", str(db)])
+    assert r.exit_code == 1
+    text = " ".join(r.output.split())
+    assert text.startswith("error: no classic tournament has the options declarations=on contree=off; "
+                           "its tournaments have declarations=on contree=on (ctr, ctr2): --option contree=on."), text
+    assert "note:" not in text
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--option", "declarations=off", "--db", str(db)])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 1 and "(ctr, ctr2): --option contree=on." in text and "note:" not in text
+    r = runner.invoke(app, ["ratings", "--ruleset", "classic", "--json", "--db", str(db)])
+    assert r.exit_code == 0 and r.stdout.strip() == "[]"
+    assert "--option contree=on" in " ".join(r.stderr.split())
+    ok = runner.invoke(app, ["ratings", "--ruleset", "classic", "--option", "contree=on", "--json", "--db", str(db)])
+    assert ok.exit_code == 0 and [o["boards"] for o in json.loads(ok.stdout)] == [2, 2]

@@ -59,25 +59,26 @@ def two_entrants(wins_a: float, wins_b: float) -> np.ndarray:
 
 
 def test_two_entrants_30_wins_10_losses_default_prior() -> None:
-    """30 wins, 10 losses, plus the default 2 virtual draws (one win, one loss).
+    """30 wins, 10 losses, plus the default prior: 2 virtual draws per entrant,
+    capped at ¼ for the pair (⅛ virtual win each way).
 
-    By hand: the ML score is 31/42, so ΔElo = 400·log10(31/11) = 179.988 and,
-    with the mean anchored at 1500, A = 1589.994, B = 1410.006.
-    Information of the difference (natural units): n·p·q = 42·(31/42)·(11/42)
-    = 31·11/42 = 8.1190; each rating is ±half the difference, so its
-    standard error is (400/ln 10)/2/√8.1190 = 30.483 Elo and its 95%
-    half-width 1.96·30.483 = 59.746. LOS = Φ(179.988 / (2·30.483)) = 0.99842.
+    By hand: the ML score is 30.125/40.25, so ΔElo = 400·log10(30.125/10.125)
+    = 189.413 and, with the mean anchored at 1500, A = 1594.706, B = 1405.294.
+    Information of the difference (natural units): n·p·q = 30.125·10.125/40.25
+    = 7.5780; each rating is ±half the difference, so its standard error is
+    (400/ln 10)/2/√7.5780 = 31.553 Elo and its 95% half-width 1.96·31.553 =
+    61.843. LOS = Φ(189.413 / (2·31.553)) = 0.99866.
     """
     result = fit_model(["A", "B"], two_entrants(30, 10))
     a, b = result.ratings
-    assert a.elo - b.elo == pytest.approx(179.988, abs=1e-3)
-    assert a.elo == pytest.approx(1589.994, abs=1e-3)
-    assert b.elo == pytest.approx(1410.006, abs=1e-3)
+    assert a.elo - b.elo == pytest.approx(189.413, abs=1e-3)
+    assert a.elo == pytest.approx(1594.706, abs=1e-3)
+    assert b.elo == pytest.approx(1405.294, abs=1e-3)
     assert (a.elo + b.elo) / 2 == pytest.approx(1500.0, abs=1e-9)
-    assert a.ci_high - a.elo == pytest.approx(59.746, abs=1e-3)
-    assert a.elo - a.ci_low == pytest.approx(59.746, abs=1e-3)
-    assert b.ci_high - b.elo == pytest.approx(59.746, abs=1e-3)
-    assert result.los("A", "B") == pytest.approx(0.99842, abs=1e-5)
+    assert a.ci_high - a.elo == pytest.approx(61.843, abs=1e-3)
+    assert a.elo - a.ci_low == pytest.approx(61.843, abs=1e-3)
+    assert b.ci_high - b.elo == pytest.approx(61.843, abs=1e-3)
+    assert result.los("A", "B") == pytest.approx(0.99866, abs=1e-5)
     assert (a.games, a.wins, a.draws, a.losses, a.score) == (40, 30, 0, 10, 0.75)
     assert (b.games, b.wins, b.draws, b.losses, b.score) == (40, 10, 0, 30, 0.25)
 
@@ -91,7 +92,7 @@ def test_two_entrants_without_prior_is_plain_ml() -> None:
 def test_anchor_moves_every_rating() -> None:
     a, b = fit(["A", "B"], two_entrants(30, 10), anchor=2000.0)
     assert (a.elo + b.elo) / 2 == pytest.approx(2000.0)
-    assert a.elo - b.elo == pytest.approx(179.988, abs=1e-3)
+    assert a.elo - b.elo == pytest.approx(189.413, abs=1e-3)
 
 
 # --------------------------------------------------------------------------
@@ -176,15 +177,15 @@ def test_fit_matches_direct_maximisation() -> None:
     assert got == pytest.approx(expected, abs=1e-3)
 
     # Per entrant (the default): a-d and b-c never met, so a, b, c, d met 4
-    # opponents and e, f 5: the pair (a, b) gets 2/(2·4) + 2/(2·4) = 0.5
-    # virtual draws, (a, e) 2/(2·4) + 2/(2·5) = 0.45, (e, f) 0.4.
+    # opponents and e, f 5: the pair (a, b) would get 2/(2·4) + 2/(2·4) = 0.5
+    # virtual draws, (a, e) 0.45, (e, f) 0.4; each is capped at 2/8 = 0.25.
     assert played.sum(axis=1).tolist() == [4, 4, 4, 4, 5, 5]
     share = np.array([1 / 4] * 4 + [1 / 5] * 2)
-    virtual = (share[:, None] + share[None, :]) * played
-    assert (virtual[0, 1], virtual[0, 4], virtual[4, 5]) == pytest.approx((0.5, 0.45, 0.4))
+    uncapped = (share[:, None] + share[None, :]) * played
+    assert (uncapped[0, 1], uncapped[0, 4], uncapped[4, 5]) == pytest.approx((0.5, 0.45, 0.4))
+    virtual = np.minimum(uncapped, 0.25)
     assert prior_matrix(played, prior) == pytest.approx(virtual)
-    # 2 in all for an entrant only when degrees are equal; a: 0.5 + 0.5 + 0.45 + 0.45 = 1.9
-    assert virtual[0].sum() == pytest.approx(1.9)
+    assert virtual[0].sum() == pytest.approx(1.0)
     wp = wins + virtual / 2
     best = optimize.minimize(neg_log_lik, np.zeros(n), method="BFGS", options={"gtol": 1e-10})
     expected = 1500.0 + ELO_PER_NATURAL_UNIT * (best.x - best.x.mean())
@@ -192,10 +193,16 @@ def test_fit_matches_direct_maximisation() -> None:
     assert got == pytest.approx(expected, abs=1e-3)
 
 
-def test_prior_per_entrant_in_a_round_robin_is_2_over_n_minus_1_per_pair() -> None:
+def test_prior_per_entrant_in_a_round_robin_is_2_over_n_minus_1_per_pair_at_most_a_quarter() -> None:
+    """2 virtual draws per entrant: 2/(n−1) per pair in a round robin of n, but at
+    most 2/8 = ¼ (the field-size cap: 2–8 entrants get ¼ a pair)."""
+    big = ~np.eye(12, dtype=bool)
+    assert prior_matrix(big, 2.0) == pytest.approx(np.where(big, 2 / 11, 0.0))
+    assert prior_matrix(big, 2.0).sum(axis=1) == pytest.approx([2.0] * 12)
+    for n in (2, 5, 9):
+        played = ~np.eye(n, dtype=bool)
+        assert prior_matrix(played, 2.0) == pytest.approx(np.where(played, 0.25, 0.0))
     played = ~np.eye(5, dtype=bool)
-    assert prior_matrix(played, 2.0) == pytest.approx(np.where(played, 0.5, 0.0))
-    assert prior_matrix(played, 2.0).sum(axis=1) == pytest.approx([2.0] * 5)
     assert prior_matrix(played, 2.0, "pair").sum(axis=1) == pytest.approx([8.0] * 5)
     with pytest.raises(ValueError, match="prior_scope"):
         prior_matrix(played, 2.0, "board")
@@ -292,15 +299,15 @@ def test_perfect_entrant_is_finite_with_prior_and_rejected_without() -> None:
 
 
 def test_unbeaten_entrant_gets_a_one_sided_bound_that_grows_with_its_sweep() -> None:
-    """A beat B 20–0. Prior: one virtual win each way, so ΔElo = 400·log10(21)
-    = 528.89, A = 1764.44, B = 1235.56. Lower bound of A with B held at
-    1235.56: the strength q with q^20 = 0.05, q = 0.05^(1/20) = 0.86089,
-    400·log10(q/(1 − q)) = 316.64 above B: 1552.19. B symmetrically ≤ 1447.81.
+    """A beat B 20–0. Prior: ⅛ virtual win each way, so ΔElo = 400·log10(161)
+    = 882.73, A = 1941.37, B = 1058.63. Lower bound of A with B held at
+    1058.63: the strength q with q^20 = 0.05, q = 0.05^(1/20) = 0.86089,
+    400·log10(q/(1 − q)) = 316.64 above B: 1375.27. B symmetrically ≤ 1624.73.
     """
     a, b = fit(["A", "B"], two_entrants(20, 0))
-    assert a.elo == pytest.approx(1764.444, abs=1e-3)
-    assert (a.ci_low, a.ci_high, a.bound) == (pytest.approx(1552.194, abs=1e-3), math.inf, "lower")
-    assert (b.ci_low, b.ci_high, b.bound) == (-math.inf, pytest.approx(1447.806, abs=1e-3), "upper")
+    assert a.elo == pytest.approx(1941.365, abs=1e-3)
+    assert (a.ci_low, a.ci_high, a.bound) == (pytest.approx(1375.273, abs=1e-3), math.inf, "lower")
+    assert (b.ci_low, b.ci_high, b.bound) == (-math.inf, pytest.approx(1624.727, abs=1e-3), "upper")
     # 1,000–0 and 10⁹–0 no longer give the same bound.
     lows = [fit(["A", "B"], two_entrants(m, 0))[0].ci_low - fit(["A", "B"], two_entrants(m, 0))[1].elo
             for m in (1_000, 10**9)]
@@ -310,20 +317,20 @@ def test_unbeaten_entrant_gets_a_one_sided_bound_that_grows_with_its_sweep() -> 
 
 
 def test_draws_narrow_the_intervals_by_the_draw_model() -> None:
-    """10 wins, 10 draws, 10 losses (+ 2 virtual draws): p = 1/2. Bradley–Terry
-    alone: information 32·¼ = 8, each rating's half-width 1.96·(400/ln 10)/2/√8
-    = 60.19. Draw model: φ = 1 − (10/4)/(30·¼) = 2/3, half-width 60.19·√(2/3)
-    = 49.14."""
+    """10 wins, 10 draws, 10 losses (+ ¼ virtual draw): p = 1/2. Bradley–Terry
+    alone: information 30.25·¼, each rating's half-width
+    1.96·(400/ln 10)/2/√7.5625 = 61.91. Draw model: φ = 1 − (10/4)/(30·¼) = 2/3,
+    half-width 61.91·√(2/3) = 50.55."""
     wins = two_entrants(15, 15)
     draws = np.array([[0, 10], [10, 0]])
     result = fit_model(["A", "B"], wins, draws=draws)
     assert result.dispersion == pytest.approx(2 / 3)
     a = result.ratings[0]
-    assert a.ci_high - a.elo == pytest.approx(49.144, abs=1e-3)
+    assert a.ci_high - a.elo == pytest.approx(50.546, abs=1e-3)
     # The same score without draws: φ = 1, the plain Bradley–Terry width.
     plain = fit_model(["A", "B"], two_entrants(15, 15))
     assert plain.dispersion == 1.0
-    assert plain.ratings[0].ci_high - 1500 == pytest.approx(60.189, abs=1e-3)
+    assert plain.ratings[0].ci_high - 1500 == pytest.approx(61.906, abs=1e-3)
 
 
 def test_all_draws_rate_everyone_at_the_anchor() -> None:
@@ -342,8 +349,9 @@ def test_disconnected_field_is_rated_group_by_group() -> None:
     a, b, c, d, e = result.ratings
     assert result.groups == 2
     assert (a.group, b.group, c.group, d.group) == (0, 0, 1, 1)
-    # Each group has its own mean at the anchor: a-b by hand 400·log10(4/2) = 120.41.
-    assert (a.elo, b.elo) == (pytest.approx(1560.206, abs=1e-3), pytest.approx(1439.794, abs=1e-3))
+    # Each group has its own mean at the anchor: a-b (¼ virtual draw) by hand
+    # 400·log10(3.125/1.125) = 177.48.
+    assert (a.elo, b.elo) == (pytest.approx(1588.739, abs=1e-3), pytest.approx(1411.261, abs=1e-3))
     assert (c.elo, d.elo) == (pytest.approx(1500.0), pytest.approx(1500.0))
     assert math.isnan(e.elo) and e.games == 0 and e.group == -1
     assert math.isnan(result.los("a", "c")) and result.los("a", "b") > 0.5
@@ -352,12 +360,12 @@ def test_disconnected_field_is_rated_group_by_group() -> None:
 
 
 def test_difference_interval_and_los_agree() -> None:
-    """30–10 (default prior): ΔElo 179.99, its standard error 2·30.483 = 60.97,
-    interval 179.99 ± 119.49; LOS = Φ(179.99/60.97) = 0.99842 > 0.975."""
+    """30–10 (default prior): ΔElo 189.41, its standard error 2·31.553 = 63.11,
+    interval 189.41 ± 123.68; LOS = Φ(189.41/63.11) = 0.99866 > 0.975."""
     result = fit_model(["A", "B"], two_entrants(30, 10))
     diff, low, high = result.difference("A", "B")
-    assert diff == pytest.approx(179.988, abs=1e-3)
-    assert (high - diff) == pytest.approx(119.492, abs=1e-2)
+    assert diff == pytest.approx(189.413, abs=1e-3)
+    assert (high - diff) == pytest.approx(123.684, abs=1e-2)
     assert low > 0 and result.los("A", "B") > 0.975
 
 

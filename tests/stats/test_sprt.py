@@ -185,3 +185,29 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--elo0 must be below --elo1" in bad.stderr
     unknown = arena("sprt", "heuristic", "nobody", "--db", str(db), timeout=60)
     assert unknown.returncode == 1 and "'nobody' is not a bot folder" in unknown.stderr
+
+
+def test_max_boards_below_twice_the_fixed_size_is_warned_about() -> None:
+    """H0 0, H1 20, α = β = 0.05, 10% draws: a fixed-size test needs 2,944 board pairs;
+    at the default --max-boards 2000 a quarter of the tests end undecided (issue 20,
+    item 22). H1 50 needs 475: 2000 is enough, no warning."""
+    from arena.stats.sprt import SprtSettings, max_boards_warning
+
+    text = max_boards_warning(SprtSettings(elo0=0.0, elo1=20.0, max_boards=2000))
+    assert text is not None and "2944 board pairs" in text and "--max-boards 5888" in text
+    assert "24% of such tests end undecided when H0 holds, 28% when H1 holds" in text
+    assert max_boards_warning(SprtSettings(elo0=0.0, elo1=20.0, max_boards=5888)) is None
+    assert max_boards_warning(SprtSettings(elo0=0.0, elo1=50.0, max_boards=2000)) is None
+
+
+def test_arena_sprt_warns_before_it_plays(tmp_path) -> None:
+    """The warning is printed before the bots are looked at (here the database is a folder,
+    so the command then fails)."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(app, ["sprt", "random", "greedy", "--elo1", "20", "--db", str(tmp_path)])
+    assert "warning: --max-boards 2000 is below about twice the 2944 board pairs" in result.output
+    quiet = CliRunner().invoke(app, ["sprt", "random", "greedy", "--db", str(tmp_path)])
+    assert "warning" not in quiet.output and quiet.exit_code != 0

@@ -80,3 +80,21 @@ def test_simulated_draw_rate_and_score() -> None:
     s = play_pair(100.0, 0.3, 200_000, np.random.default_rng(5))
     assert s.mean() == pytest.approx(0.6401, abs=0.004)
     assert (s == 0.5).mean() == pytest.approx(0.2765, abs=0.004)
+
+
+def test_los_is_over_confident_in_a_close_field_even_for_a_pair_chosen_beforehand() -> None:
+    """The README's LOS paragraph, measured (1,000 fields each, fixed seed): 8 bots with
+    true Elo ~ N(0, 25²) (neighbours 10 Elo apart on average), 20 board pairs a pair,
+    10% draws. LOS 0.95–0.99 was right 87% of the time for adjacent pairs (76 of 87)
+    and 88% for the pair chosen beforehand (116 of 132): LOS takes no account of bots
+    being usually close. With N(0, 100²) (neighbours 40 apart) it holds: 0.96, 0.98."""
+    from arena.stats.simulate import los_calibration
+
+    adjacent, chosen, gap = los_calibration(fit_model, 1000, seed=22, sigma=25.0)
+    assert gap == pytest.approx(10.1, abs=0.05)
+    assert (adjacent.pairs[3], adjacent.right[3]) == (87, 76)
+    assert (chosen.pairs[3], chosen.right[3]) == (132, 116)
+    assert chosen.share(2) < 0.85 and chosen.share(3) < 0.9
+    adjacent, chosen, gap = los_calibration(fit_model, 1000, seed=22, sigma=100.0)
+    assert gap == pytest.approx(40.4, abs=0.05)
+    assert adjacent.share(3) >= 0.95 and chosen.share(3) >= 0.95

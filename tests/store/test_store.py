@@ -25,6 +25,7 @@ from arena.stats.tally import board_pair_outcome, tally, tally_arrays
 from arena.play.schedule import missing, new_seed, schedule
 from arena.store import (
     TABLES,
+    VIEWS,
     BoardPairRows,
     Status,
     Store,
@@ -657,8 +658,8 @@ def test_export(store, tmp_path, fmt):
     results = [(match_id("t1", A, B), make_result(ruleset, k, A, B, rng, fault=k == 1)) for k in range(2)]
     assert store.write_board_pairs("t1", results) == 2
     paths = store.export(tmp_path / "out", fmt)
-    assert [p.name for p in paths] == [f"{t}.{fmt}" for t in TABLES]
-    for table, path in zip(TABLES, paths):
+    assert [p.name for p in paths] == [f"{t}.{fmt}" for t in TABLES + VIEWS]
+    for table, path in zip(TABLES + VIEWS, paths):
         if fmt == "parquet":
             n = pq.read_table(path).num_rows
         else:

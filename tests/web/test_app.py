@@ -253,3 +253,13 @@ def test_every_head_to_head_cell_links_to_its_match(client):
     assert len(links) == 3
     for mid in links:
         assert client.get(api_match(mid)).status_code == 200, mid
+
+
+def test_index_json_is_newest_first_with_the_game_in_words(client, demo_db):
+    """The index page's twin: each tournament with its game in words (issue 20, item 16)."""
+    out = client.get("/api/index").json()
+    assert out["sprt"] == [] or all("status" in x for x in out["sprt"])
+    demo = next(t for t in out["tournaments"] if t["name"] == DEMO)
+    assert demo["summary"] == f"classic · declarations on · contrée off · {DEMO_BOARDS} boards a pair"
+    created = [t["created_at"] for t in out["tournaments"]]
+    assert created == sorted(created, reverse=True)

@@ -53,11 +53,15 @@ def stored_tables(db: Path, match_id: str, board: int):
 
 
 def test_leaderboard_shows_the_numbers_of_arena_ratings_json(tab, demo_db):
-    """Rank, bot, version, Elo, 95% CI, W-D-L, boards, score and LOS of every row are
-    those `arena ratings --json` prints, in its order (RULES.md §8: the board pair is the unit)."""
+    """The columns of `arena ratings` with its numbers, in its order (RULES.md §8: the board
+    pair is the unit): rank, bot, version, whole Elo, 95% CI, boards, W-D-L, field (Butler),
+    MP%, LOS>next and Δnext with its interval (issue 20, item 19)."""
     want = ratings_cli(demo_db)
     assert [r["rank"] for r in want] == [1, 2, 3]
     tab.goto(f"/tournaments/{DEMO}")
+    heads = [h.strip() for h in tab.page.locator("#leaderboard thead th").all_inner_texts()]
+    assert heads == ["#", "bot", "version", "Elo", "95% CI", "interval", "boards", "W-D-L", "field", "MP%",
+                     "LOS>next", "Δnext 95% CI", "faults"]
     rows = tab.page.locator("#leaderboard tbody tr")
     assert rows.count() == len(want)
     for i, r in enumerate(want):
@@ -66,18 +70,34 @@ def test_leaderboard_shows_the_numbers_of_arena_ratings_json(tab, demo_db):
         def col(name: str) -> str:
             return row.locator(f'[data-col="{name}"]').inner_text().strip()
 
+        def elo(x) -> str:
+            return f"{x:.0f}"
+
+        def signed(x) -> str:
+            return f"{x:+.0f}"
+
         assert col("rank") == str(r["rank"])
         assert col("name") == r["name"]
         assert col("version") == r["version"]
-        def elo(x) -> str:
-            return "…" if x is None else f"{x:.1f}"  # None: an open end (one-sided bound)
-
-        assert col("elo") == elo(r["elo"])
-        assert col("ci") == f"{elo(r['ci_low'])} – {elo(r['ci_high'])}"
+        assert col("elo") == elo(r["elo"]) and "." not in col("elo")
+        if r["ci_high"] is None:
+            assert col("ci") == f"≥ {elo(r['ci_low'])}"
+        elif r["ci_low"] is None:
+            assert col("ci") == f"≤ {elo(r['ci_high'])}"
+        else:
+            assert col("ci") == f"{elo(r['ci_low'])}–{elo(r['ci_high'])}"
         assert col("wdl") == f"{r['wins']}-{r['draws']}-{r['losses']}"
         assert col("boards") == str(r["boards"]) == str(2 * DEMO_BOARDS)  # 2 opponents × 4 boards
-        assert col("score") == f"{r['score']:.4f}"
+        assert col("field") == f"{r['butler']:+.1f}"
+        assert col("mp") == f"{100 * r['matchpoints']:.1f}"
         assert col("los") == ("–" if r["los_next"] is None else f"{100 * r['los_next']:.1f}%")
+        if r["diff_next"] is None:
+            assert col("dnext") == "–"
+        else:
+            low = r["diff_next_low"]
+            high = r["diff_next_high"]
+            interval = f"≥ {signed(low)}" if high is None else f"{signed(low)}…{signed(high)}"
+            assert col("dnext") == f"{signed(r['diff_next'])} ({interval})" + (" *" if r["significant_next"] else "")
         assert col("faults") == "0"
     # the interval bar: the best entrant's mark is right of the worst's
     marks = [float(re.search(r"left: ([\d.]+)%", rows.nth(i).locator(".bar .elo").get_attribute("style"))[1])

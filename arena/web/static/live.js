@@ -41,9 +41,12 @@
       const tr = document.createElement("tr");
       cell(tr, r.rank, "num");
       cell(tr, r.name + "@" + r.version);
-      const elo = (x) => (x === null ? "…" : x.toFixed(1));
+      const elo = (x) => (x === null ? "…" : x.toFixed(0));
       cell(tr, elo(r.elo), "num");
-      cell(tr, elo(r.ci_low) + " – " + elo(r.ci_high), "num small");
+      const ci = r.ci_low === null && r.ci_high === null ? "–"
+        : r.ci_high === null ? "≥ " + elo(r.ci_low)
+        : r.ci_low === null ? "≤ " + elo(r.ci_high) : elo(r.ci_low) + "–" + elo(r.ci_high);
+      cell(tr, ci, "num small");
       cell(tr, r.wins + "-" + r.draws + "-" + r.losses, "num");
       cell(tr, r.boards, "num");
       rows.push(tr);
