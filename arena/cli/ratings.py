@@ -122,9 +122,8 @@ def ratings(
                   + (", ..." if len(left_out) > 5 else "")
                   + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
     for t in unfinished:  # standings so far: say so (on stderr, so --json stays one JSON document)
-        n = len(t.entrants)
         err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
-                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  f"{t.boards_per_pair * t.pairs} board pairs stored, so these are the standings so far",
                   highlight=False)
     if history is not None:
         _print_history(reports.rating_history(hist_rows, history, steps), history, scope, as_json)

@@ -185,9 +185,7 @@ def serve(
     from ..web import ServeError, is_loopback
     from ..web import serve as run_server
 
-    if not db.exists():
-        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR "
-                   "...) or pass --db PATH")
+    open_store(db, read_only=True).close()  # refused at start as every command does: missing, a folder, not a database
     if not is_loopback(host):
         err.print(f"[yellow]warning:[/] listening on {escape(host)}: anyone who can reach this machine there "
                   "can read every stored deal (of running tournaments too)", highlight=False)

@@ -145,7 +145,8 @@ def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
     assert r.exit_code == 0, output(r)
     assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
     with Store.open(db, read_only=True) as store:
-        assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900}
+        assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900,
+                                               "time_bank_ms": 0, "time_increment_ms": 0}
     r = cli("tournament", "run", "s", "--db", db)
     assert r.exit_code == 0, output(r)
     assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
