@@ -13,6 +13,7 @@ from rich.table import Table
 from referee.rules import replay as replay_record
 
 from ..report.render import render_deal, show_table
+from ..report.faults import fault_line
 from .base import DEFAULT_DB, app, console, err, did_you_mean, ExportFormat, fail, open_store, DbOption
 
 
@@ -95,9 +96,9 @@ def log(
             console.print(title, markup=False, highlight=False)
         console.print(render_deal(state))
         for f in r.faults:  # the referee played the fallback for each, and the entrant forfeits the board
-            console.print(f"[red]fault[/] at seat {f.seat} ({escape(f.entrant)}): {f.kind}: {escape(f.detail)}; the "
-                      f"referee played the first legal action, and {escape(f.entrant)} forfeits board {f.board}",
-                      highlight=False)
+            console.print(f"[red]fault[/] at {escape(fault_line(f.kind, f.board, f.table, f.seat, f.detail, f.entrant))}; "
+                          f"the referee played the first legal action, and {escape(f.entrant)} forfeits board {f.board}",
+                          highlight=False)
 
 
 def _find_match(store, text: str) -> str:

@@ -18,6 +18,7 @@ from referee.manifest import ManifestError
 from referee.sandbox import report as sandbox_report
 from referee.rules import get_ruleset
 
+from ..report.faults import fault_words
 from ..report.render import show_table
 from ..play.schedule import new_seed
 from .base import (
@@ -262,7 +263,7 @@ def tournament_run(
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
-        faults = store.fault_counts(tournament=name) if summary.faults else []
+        faults = store.first_faults(name) if summary.faults else []
         after = store.get_tournament(name)
     except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
         raise fail(str(e)) from None
@@ -282,9 +283,10 @@ def tournament_run(
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
                   f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
                   highlight=False)
-    for entrant, kind, n in faults:  # every fault of the tournament, by entrant and kind
-        why = " (it never started: see the fault details with `arena matches` and `arena log`)" if kind == "start" else ""
-        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}{why}", highlight=False)
+    for entrant, kind, n, mid, board, table, seat, detail in faults:  # by entrant and kind: what, where first
+        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}: {escape(fault_words(kind))}. First at "
+                  f"board {board} table {table} seat {seat} of {escape(mid)}: {escape(detail)}. "
+                  f"See: {escape(command('log', mid, '--board', board, db=db))}", highlight=False)
     if after is not None and after.status == "incomplete":  # entrants added while it ran
         err.print(f"note: entrants were added meanwhile: {after.board_pairs} of {after.boards_per_pair * after.pairs} "
                   f"board pairs stored; play the rest with: {resume}", markup=False, highlight=False)
@@ -425,7 +427,6 @@ def tournament_show(
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
-    n = len(t.entrants)
     grid.add_row("tournament", t.name)
     grid.add_row("ruleset", t.ruleset)
     opts = _options_text(t.variant_options)

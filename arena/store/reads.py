@@ -397,6 +397,24 @@ class ResultReads:
             )
         ]
 
+    def first_faults(self, tournament: str) -> list[tuple[str, str, int, str, int, int, int, str]]:
+        """Per entrant and fault kind of ``tournament``: ``(entrant, kind, count, match_id, board,
+        table, seat, detail)`` of its first fault (by match id, board, table, seat), by entrant
+        then kind: where to look first."""
+        return [
+            (e, k, int(n), mid, int(b), int(t), int(s), d) for e, k, n, mid, b, t, s, d in self._query(
+                """SELECT f.entrant, f.kind, count(*),
+                          arg_min(f.match_id, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.board, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.table_no, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.seat, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.detail, (f.match_id, f.board, f.table_no, f.seat))
+                   FROM faults f JOIN matches m USING (match_id) WHERE m.tournament = ?
+                   GROUP BY f.entrant, f.kind ORDER BY f.entrant, f.kind""",
+                [tournament],
+            )
+        ]
+
     def slowest_decisions(self, bot: str, limit: int = 10) -> list[SlowDecision]:
         """A bot's slowest decisions (wall ms of the call, slowest first) over every
         stored board, ``bot`` being ``"name"`` or ``"name@version"``; the referee's own

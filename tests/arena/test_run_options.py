@@ -234,3 +234,29 @@ def test_delete_and_rename_ask_and_refuse_a_running_tournament(tmp_path):
     assert r.exit_code == 0, output(r)
     with Store.open(db, read_only=True) as s:
         assert [t.name for t in s.list_tournaments()] == ["c"]
+
+
+def test_a_fault_is_told_in_plain_words_with_its_board(tmp_path):
+    """Item 7: the run's summary says what each kind of fault means, where it first happened
+    (board, table, seat, match) and the command that shows that board; `arena log` says it too."""
+    from tests.referee.botkit import bot_folder, deals
+
+    db = tmp_path / "arena.duckdb"
+    # it raises on board 0 of the tournament's match only (either order of the pair): its conformance check passes
+    on = ",".join(deals(0, seed=1, match_id=f"t/{a}~{b}") for a, b in (("raiser@1.0.0", "random@1.0.0"),
+                                                                       ("random@1.0.0", "raiser@1.0.0")))
+    bot = bot_folder(tmp_path, "raiser", "--deals", on, "--every", "--message", "boom")
+    r = cli("tournament", "run", "t", "--bots", bot, "--bots", "random", "--boards", 1, "--seed", 1,
+            "--max-faults", 1, "--db", db)
+    assert r.exit_code == 0, output(r)
+    text = " ".join(r.stderr.split())
+    mid = json.loads(cli("matches", "--tournament", "t", "--json", "--db", db).stdout)[0]["match_id"]
+    with Store.open(db, read_only=True) as s:
+        (first,) = s.first_faults("t")
+    entrant, kind, n, where, board, table, seat, detail = first
+    assert (entrant, kind, where, board) == ("raiser@1.0.0", "bot-error", mid, 0) and n >= 1 and "boom" in detail
+    assert (f"faults: raiser@1.0.0: {n} bot-error: the bot answered with an error: an exception in its decide "
+            f"code (its output, kept with --logs, says which). First at board 0 table {table} seat {seat} of {mid}: "
+            f"{detail}. See: {command('log', mid, '--board', 0, db=db)}") in text
+    r = cli("log", mid, "--board", 0, "--db", db)
+    assert "bot-error: the bot answered with an error: an exception in its decide code" in " ".join(r.stdout.split())
