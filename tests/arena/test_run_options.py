@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -137,9 +138,16 @@ def test_the_time_bank_is_told_grows_by_its_increment_and_is_kept(tmp_path, bank
             "time_bank_ms": 500, "time_increment_ms": 7}
     r = cli("tournament", "run", "t", "--time-bank-ms", 100, "--db", db)
     assert r.exit_code == 1 and "'t' exists with --time-bank-ms 500, fixed once it is created" in r.stderr
+    r = cli("bots", "submit", copy_bot(SAMPLES / "greedy", tmp_path / "greedy2", "2.0.0"), "--tournament", "t",
+            "--db", db)
+    assert r.exit_code == 0, output(r)
+    banks.clear()
+    r = cli("tournament", "run", "t", "--db", db)  # a resume: the new entrant's pairs, with the stored bank
+    assert r.exit_code == 0 and "2 board pairs played now" in r.stdout, output(r)
+    assert {500, 507, 514} <= set(banks) and min(banks) == 500
 
     banks.clear()
-    r = cli("sprt", "random", "greedy", "--max-boards", 1, "--seed", 3, "--time-bank-ms", 300,
+    r = cli("sprt", "random", "greedy@1.0.0", "--max-boards", 1, "--seed", 3, "--time-bank-ms", 300,
             "--logs", tmp_path / "logs", "--db", db)
     assert r.exit_code == 0, output(r)
     assert banks[0] == 300 and max(banks) == 300  # no increment
@@ -171,6 +179,20 @@ def test_records_and_logs_of_a_tournament(tmp_path):
     want = {f"{e}-table{t}-seat{s}-0.log" for t, ns, ew in ((1, a, b), (2, b, a))
             for e, seats in ((ns, (0, 2)), (ew, (1, 3))) for s in seats}
     assert {p.name for p in folder.iterdir()} == want
+
+    # resumed: board 1 lost, its block (boards 0-1) played again; board 0 is stored already, so
+    # its records are not written again, and the first run's logs are kept beside the new ones
+    with duckdb.connect(str(db)) as con:
+        for table in ("board_pairs", "deals", "actions"):
+            con.execute(f"DELETE FROM {table} WHERE board = 1")
+    r = cli("tournament", "run", "t", "--records", records, "--logs", logs, "--db", db)
+    assert r.exit_code == 0 and "1 board pairs played now, 1 already stored" in r.stdout, output(r)
+    again = [json.loads(x) for x in records.read_text().splitlines()]
+    assert len(again) == 6 and [(x["board"], x["table"]) for x in again[4:]] == [(1, 1), (1, 2)]
+    assert again[4:] == [dict(x, match_id=mid) for x in json.loads(cli("log", mid, "--board", 1, "--json",
+                                                                       "--db", db).stdout)]
+    assert {p.name for p in folder.iterdir()} == want
+    assert {p.name for p in folder.with_name("from-board-0-2").iterdir()} == want
 
 
 def test_bots_by_name_in_match_and_bots_commands(tmp_path):
