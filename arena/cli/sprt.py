@@ -60,7 +60,7 @@ def sprt(
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     logs: Annotated[Path | None, typer.Option(
-        file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
+        file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
         "does: TEST/A~B/from-board-K/ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:

@@ -80,11 +80,11 @@ def tournament_run(
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     logs: Annotated[Path | None, typer.Option(
-        file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
+        file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
         "does: TOURNAMENT/A~B/from-board-K/ENTRANT-tableT-seatS-N.log, N counting a seat's processes (one per "
         "block of boards from K)", show_default=False)] = None,
     records: Annotated[Path | None, typer.Option(
-        dir_okay=False, help="append every deal record to this file as it is stored: JSON lines, one per table, "
+        dir_okay=False, metavar="FILE", help="append every deal record to this file as it is stored: JSON lines, one per table, "
         "{match_id, board, table, ns, ew, permutation, record} (`arena log --json`'s shape; each line is an input "
         "of `arena replay -`), like cutechess's -pgnout", show_default=False)] = None,
     db: DbOption = DEFAULT_DB,

@@ -82,8 +82,9 @@ def test_a_faulting_entrant_gives_the_same_results_with_any_workers_and_across_a
     r = cli("log", "f/random~illegal", "--board", 0, "--db", tmp_path / "w1" / "a.duckdb")
     assert r.exit_code == 0, output(r)
     text = " ".join(output(r).split())
-    assert text.count("fault at seat") == 6
-    assert "(illegal@1.0.0): illegal:" in text and "illegal@1.0.0 forfeits board 0" in text
+    assert text.count("fault at board 0 table") == 6
+    assert "(illegal@1.0.0): illegal: the bot played an action that is not among the legal actions" in text
+    assert "illegal@1.0.0 forfeits board 0" in text
     assert run("w4", 4)[0] == ref
     resumed, first = run("resumed", 1, interrupt=True)
     assert 0 < first.played < 3 * boards, "the first run was not interrupted mid-way"
