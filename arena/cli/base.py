@@ -230,18 +230,25 @@ def registered_bots(db: Path) -> list:
         store.close()
 
 
-def bot_folders(specs: list[str], registered: list, *, what: str = "bot") -> list[Path]:
+def bot_folders(specs: list[str], registered, *, what: str = "bot") -> list[Path]:
     """Each bot argument as the folder to play: a folder holding ``bot.toml``, a registered
     bot's ``name@version`` or ``name`` (its newest version: its frozen copy), or a sample
     bot's name (``random``, ``greedy``, ``heuristic``), as :func:`arena.stats.sprt.resolve_bot`
-    reads them; ``registered``: the database's bots (:func:`registered_bots`).  A path (with
+    reads them; ``registered``: the database's bots (:func:`registered_bots`), or a function
+    giving them, called only when a spec is not a bot folder (so an older database is not
+    opened for a folder).  A path (with
     ``/``, or one that exists) that is none of these is returned as it is, for the manifest's
     own message (no such folder, no ``bot.toml``); any other spec is an error message
     (exit 1) listing the known names."""
     from ..stats.sprt import resolve_bot
 
-    out = []
+    out: list[Path] = []
     for spec in specs:
+        if (Path(spec) / "bot.toml").is_file():
+            out.append(Path(spec))
+            continue
+        if callable(registered):
+            registered = registered()
         try:
             kind, x = resolve_bot(str(spec), registered)
         except ValueError as e:

@@ -83,7 +83,7 @@ def bots_check(
 
     from ..play.bots import check_bot
 
-    (folder,) = bot_folders([bot], registered_bots(db))
+    (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
         limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
         console.print(sandbox_report(limits), style="dim", highlight=False)
@@ -111,7 +111,7 @@ def bots_submit(
     from ..store import StoreError
     from ..play.submit import SubmitError, check_store_outside, submit
 
-    (folder,) = bot_folders([bot], registered_bots(db))
+    (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
         check_store_outside(folder, db.parent / "bots")
         limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)

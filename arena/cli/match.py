@@ -130,10 +130,8 @@ def match(
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})", code=2)
-    registered = registered_bots(db)
-    bots = [spec if is_endpoint(spec) and not Path(spec).exists() else str(bot_folders([spec], registered,
-                                                                                      what="--bot")[0])
-            for spec in bots]
+    bots = [spec if is_endpoint(spec) and not Path(spec).exists() else str(bot_folders(
+        [spec], lambda: registered_bots(db), what="--bot")[0]) for spec in bots]
     try:
         rules = get_ruleset(ruleset.value, **_parse_options(option))
     except ValueError as e:
