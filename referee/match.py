@@ -95,6 +95,8 @@ class MatchConfig:
         decision_ms: deadline of one decision call, milliseconds (default 1,000).
         time_bank_ms: extra milliseconds per bot process per match, spent when a
             decision takes longer than ``decision_ms`` (0 = none).
+        time_increment_ms: milliseconds added to the bank after each answer (a chess
+            clock's increment; 0 = none).
         max_faults: faults after which an entrant forfeits the rest of the match.
         startup_s: seconds a bot has to start and listen.
         seed: the match's secret seed (in a tournament, the tournament seed). Bots never
@@ -114,6 +116,7 @@ class MatchConfig:
     ruleset: Ruleset
     decision_ms: int = 1000
     time_bank_ms: int = 0
+    time_increment_ms: int = 0
     max_faults: int = 3
     startup_s: float = 10.0
     seed: int = 0
@@ -488,6 +491,7 @@ class DuplicateMatch:
         seat.recent_ms.append(ms)
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
+        seat.bank_ms += self.config.time_increment_ms
         if not isinstance(response, pb.DecideResponse):  # grpc.aio gives None for bytes that do not parse
             return None, ms, FaultKind.MALFORMED, "the answer is not a DecideResponse message (it does not deserialize)"
         rnd = state.ruleset.bidding_rounds[state.bidding_round] if state.phase is Phase.BIDDING else None

@@ -158,7 +158,8 @@ WeakLimitsOption = Annotated[bool, typer.Option(
 
 
 #: A new tournament's play settings when no flag gives them (arena.store.model.PLAY_SETTINGS).
-PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
+PLAY_DEFAULTS = {"decision_ms": 1000, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024, "time_bank_ms": 0,
+                 "time_increment_ms": 0}
 
 
 
@@ -173,10 +174,90 @@ def _stored_options(when: str) -> tuple:
             option(min=1, help=f"faults after which an entrant forfeits a match ({when}: {d['max_faults']})"),
             option("--cpu-s", min=0, help=f"bot sandbox: CPU seconds per process, 0 = unlimited ({when}: {d['cpu_s']})"),
             option("--memory-mib", min=0, help="bot sandbox: memory, MiB, of each process and of the whole bot, "
-                   f"0 = unlimited ({when}: {d['memory_mib']})"))
+                   f"0 = unlimited ({when}: {d['memory_mib']})"),
+            option("--time-bank-ms", min=0, max=3_600_000, help="extra ms per bot process per match, spent when a "
+                   f"decision takes longer than --decision-ms, as `arena match` has ({when}: {d['time_bank_ms']})"),
+            option("--time-increment-ms", min=0, max=600_000, help="ms added to a bot process's time bank after "
+                   f"each answer, a chess clock's increment ({when}: {d['time_increment_ms']})"))
 
 
 StoredOptions = {when: _stored_options(when) for when in ("new tournament", "new test")}
+
+
+def _workers(value: str | int) -> int:
+    """``--workers``: a number of tables, 1 to 64, or ``auto`` (0: the machine's cores).
+
+    Raises:
+        typer.BadParameter: anything else (a usage error, exit 2)."""
+    if isinstance(value, int):
+        return value
+    if value.strip().lower() == "auto":
+        return 0
+    try:
+        n = int(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is neither a number of tables (1 to 64) nor auto") from None
+    if not 1 <= n <= 64:
+        raise typer.BadParameter(f"{n} is not between 1 and 64 (or auto)")
+    return n
+
+
+WorkersOption = Annotated[int | None, typer.Option(
+    parser=_workers, metavar="N|auto",
+    help="tables played at once, at most: 1 in the arena's process, more in worker processes of one table "
+    "each (as many as there are matches with no entrant in common); auto: this machine's cores (as a chess "
+    "tester's concurrency), no more than the field keeps busy. Kept with the tournament: a resume without it "
+    "plays as the last run did (new tournament: auto)", show_default=False)]
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def registered_bots(db: Path) -> list:
+    """The bots registered in the database at ``db`` (none when there is no database yet),
+    for :func:`bot_folders`; an unusable file is an error message, exit 1."""
+    if not db.is_file():
+        return []
+    store = open_store(db, read_only=True)
+    try:
+        return store.list_bots()
+    finally:
+        store.close()
+
+
+def bot_folders(specs: list[str], registered, *, what: str = "bot") -> list[Path]:
+    """Each bot argument as the folder to play: a folder holding ``bot.toml``, a registered
+    bot's ``name@version`` or ``name`` (its newest version: its frozen copy), or a sample
+    bot's name (``random``, ``greedy``, ``heuristic``), as :func:`arena.stats.sprt.resolve_bot`
+    reads them; ``registered``: the database's bots (:func:`registered_bots`), or a function
+    giving them, called only when a spec is not a bot folder (so an older database is not
+    opened for a folder).  A path (with
+    ``/``, or one that exists) that is none of these is returned as it is, for the manifest's
+    own message (no such folder, no ``bot.toml``); any other spec is an error message
+    (exit 1) listing the known names."""
+    from ..stats.sprt import resolve_bot
+
+    out: list[Path] = []
+    for spec in specs:
+        if (Path(spec) / "bot.toml").is_file():
+            out.append(Path(spec))
+            continue
+        if callable(registered):
+            registered = registered()
+        try:
+            kind, x = resolve_bot(str(spec), registered)
+        except ValueError as e:
+            if "/" in str(spec) or Path(spec).exists():
+                out.append(Path(spec))
+                continue
+            raise fail(f"{what} {e}") from None
+        out.append(x if kind == "folder" else Path(x.path))
+    return out
 
 
 def _play_settings(store, name: str, exists: bool, given: dict, new_name: str) -> tuple[dict | None, dict]:

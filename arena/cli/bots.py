@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -18,6 +17,8 @@ from referee.rules import RULESETS
 from ..report.render import show_table
 from .base import (
     DEFAULT_DB,
+    bot_folders,
+    registered_bots,
     bots_app,
     console,
     err,
@@ -61,14 +62,20 @@ def _print_check(report) -> None:
                   f"[red]conformance check failed[/]: {len(report.problems)} problem(s), {len(report.faults)} fault(s)")
 
 
+#: How a bot argument may be given (:func:`arena.cli.base.bot_folders`).
+BOT_HELP = ("the bot: its folder (holding bot.toml), a registered bot's name or name@version (its frozen copy), "
+            "or a sample bot's name (random, greedy, heuristic)")
+
+
 @bots_app.command("check")
 def bots_check(
-    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help=BOT_HELP)],
     ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
     decision_ms: DecisionMsOption = 1000,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
+    db: DbOption = DEFAULT_DB,
 ) -> None:
     """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
     isolate = not no_isolate
@@ -76,6 +83,7 @@ def bots_check(
 
     from ..play.bots import check_bot
 
+    (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
         limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
         console.print(sandbox_report(limits), style="dim", highlight=False)
@@ -90,7 +98,7 @@ def bots_check(
 
 @bots_app.command("submit")
 def bots_submit(
-    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help=BOT_HELP + " (registered: only entered in --tournament)")],
     tournament: Annotated[str | None, typer.Option(help="also enter the bot in this tournament")] = None,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
@@ -103,6 +111,7 @@ def bots_submit(
     from ..store import StoreError
     from ..play.submit import SubmitError, check_store_outside, submit
 
+    (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
         check_store_outside(folder, db.parent / "bots")
         limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)

@@ -15,6 +15,10 @@ from referee.rules import RecordError, get_ruleset, replay as replay_record
 
 from ..report.render import render_deal
 from .base import (
+    DEFAULT_DB,
+    DbOption,
+    bot_folders,
+    registered_bots,
     app,
     console,
     RulesetName,
@@ -93,7 +97,9 @@ def replay(
 @app.command()
 def match(
     bots: Annotated[list[str], typer.Option(
-        "--bot", "--bots", help="a bot folder (with bot.toml) or host:port; give two")],
+        "--bot", "--bots", metavar="BOT", help="a bot: a folder (with bot.toml), a registered bot's name or "
+        "name@version (its frozen copy, from --db), a sample bot's name (random, greedy, heuristic), or host:port "
+        "of a bot already running; give two")],
     boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
@@ -110,6 +116,7 @@ def match(
     logs: Annotated[Path | None, typer.Option(
         file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, a file per "
         "process: ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
+    db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play one duplicate match between two bots and print the result per board (nothing is stored).
 
@@ -119,10 +126,12 @@ def match(
     isolate = not no_isolate
     from ..play.matchview import MatchInterrupted, run_match
 
-    from ..play.entrants import resolve_entrant
+    from ..play.entrants import is_endpoint, resolve_entrant
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})", code=2)
+    bots = [spec if is_endpoint(spec) and not Path(spec).exists() else str(bot_folders(
+        [spec], lambda: registered_bots(db), what="--bot")[0]) for spec in bots]
     try:
         rules = get_ruleset(ruleset.value, **_parse_options(option))
     except ValueError as e:

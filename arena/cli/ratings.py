@@ -209,9 +209,8 @@ def _print_notes(left_out: list, unfinished: list, rs: str | None) -> None:
                   + (", ..." if len(left_out) > 5 else "")
                   + "); rate them with --option NAME=on|off, or mix them with --any-options", highlight=False)
     for t in unfinished:  # standings so far: say so
-        n = len(t.entrants)
         err.print(f"note: tournament {escape(t.name)} is {t.status}: {t.board_pairs} of "
-                  f"{t.boards_per_pair * n * (n - 1) // 2} board pairs stored, so these are the standings so far",
+                  f"{t.boards_per_pair * t.pairs} board pairs stored, so these are the standings so far",
                   highlight=False)
 
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from referee.rules import replay as replay_record
 
 from ..report.render import render_deal, show_table
+from ..report.faults import fault_line
 from .base import DEFAULT_DB, app, console, err, did_you_mean, ExportFormat, fail, open_store, DbOption
 
 
@@ -95,9 +96,9 @@ def log(
             console.print(title, markup=False, highlight=False)
         console.print(render_deal(state))
         for f in r.faults:  # the referee played the fallback for each, and the entrant forfeits the board
-            console.print(f"[red]fault[/] at seat {f.seat} ({escape(f.entrant)}): {f.kind}: {escape(f.detail)}; the "
-                      f"referee played the first legal action, and {escape(f.entrant)} forfeits board {f.board}",
-                      highlight=False)
+            console.print(f"[red]fault[/] at {escape(fault_line(f.kind, f.board, f.table, f.seat, f.detail, f.entrant))}; "
+                          f"the referee played the first legal action, and {escape(f.entrant)} forfeits board {f.board}",
+                          highlight=False)
 
 
 def _find_match(store, text: str) -> str:
@@ -189,9 +190,7 @@ def serve(
     from ..web import ServeError, is_loopback
     from ..web import serve as run_server
 
-    if not db.exists():
-        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR "
-                   "...) or pass --db PATH")
+    open_store(db, read_only=True).close()  # refused at start as every command does: missing, a folder, not a database
     if not is_loopback(host):
         err.print(f"[yellow]warning:[/] listening on {escape(host)}: anyone who can reach this machine there "
                   "can read every stored deal (of running tournaments too)", highlight=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from referee.sandbox import report as sandbox_report
 from referee.rules import get_ruleset
 
 from ..play.schedule import new_seed
+from .tournament import _logs_folder
 from .base import (
     DEFAULT_DB,
     app,
@@ -25,6 +27,7 @@ from .base import (
     MAX_SEED,
     _play_settings,
     _limits,
+    command,
     fail,
     open_store,
     DbOption,
@@ -52,8 +55,13 @@ def sprt(
     max_faults: StoredOptions["new test"][1] = None,
     cpu_s: StoredOptions["new test"][2] = None,
     memory_mib: StoredOptions["new test"][3] = None,
+    time_bank_ms: StoredOptions["new test"][4] = None,
+    time_increment_ms: StoredOptions["new test"][5] = None,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
+    logs: Annotated[Path | None, typer.Option(
+        file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
+        "does: TEST/A~B/from-board-K/ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Sequential test: play duplicate board pairs of A against B until the evidence decides.
@@ -79,6 +87,7 @@ def sprt(
     warning = sp.max_boards_warning(settings)
     if warning:
         err.print(f"warning: {warning}", highlight=False)
+    log_dir = _logs_folder(logs)
     store = open_store(db)
     try:
         rs = get_ruleset(ruleset.value)
@@ -107,9 +116,10 @@ def sprt(
             raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
         if existing is not None and existing.ruleset != rs.name:
             raise fail(f"test {test!r} plays {existing.ruleset}; leave --ruleset out to resume it")
-        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
+        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib,
+                 "time_bank_ms": time_bank_ms, "time_increment_ms": time_increment_ms}
         stored_settings, play = _play_settings(store, test, existing is not None, given, "--name")
-        decision_ms, max_faults, cpu_s, memory_mib = (play[k] for k in given)
+        decision_ms, max_faults, cpu_s, memory_mib, time_bank_ms, time_increment_ms = (play[k] for k in given)
         decided = stored is not None and stored["status"] != "running"
         limits = _limits(cpu_s, memory_mib, isolate, manifests, weak_limits) if not decided else None
         for kind, x in picked:
@@ -124,6 +134,9 @@ def sprt(
                       f"H0 Elo {elo0:g}, H1 Elo {elo1:g}, alpha {alpha:g}, beta {beta:g}, "
                       f"at most {max_boards} board pairs" + (" (decided before: stored result)" if decided else ""),
                       highlight=False)
+        if time_bank_ms or time_increment_ms:
+            console.print(f"decisions within {decision_ms} ms, a time bank of {time_bank_ms} ms per bot process "
+                          f"per match, {time_increment_ms} ms added after each answer", highlight=False)
         if limits is not None:
             console.print(sandbox_report(limits), style="dim", highlight=False)
         progress = Progress(
@@ -151,7 +164,8 @@ def sprt(
                 try:
                     summary = tour.run(store, test, workers=1, decision_ms=decision_ms, max_faults=max_faults,
                                        on_progress=on_progress, stop=stop, limits=limits,
-                                       block_boards=sp.BLOCK_BOARDS)
+                                       block_boards=sp.BLOCK_BOARDS, time_bank_ms=time_bank_ms,
+                                       time_increment_ms=time_increment_ms, log_dir=log_dir)
                 finally:
                     if in_main:
                         signal.signal(signal.SIGINT, previous)
@@ -163,10 +177,11 @@ def sprt(
         raise fail(str(e)) from None
     finally:
         store.close()
-    resume = f"arena sprt {bot_a} {bot_b}" + (f" --name {test}" if name else "") + (
-        f" --db {db}" if db != DEFAULT_DB else "")
+    resume = command("sprt", bot_a, bot_b, *(("--name", test) if name else ()), *(("--logs", logs) if logs else ()),
+                     *(("--no-isolate",) if no_isolate else ()), *(("--weak-limits",) if weak_limits else ()), db=db)
     if state.decision is None:
-        err.print(f"interrupted after {state.board_pairs} board pairs, undecided. Resume with: {resume}")
+        err.print(f"interrupted after {state.board_pairs} board pairs, undecided. Resume with: {resume}", markup=False,
+                  highlight=False)
         raise typer.Exit(code=130 if stop_flag.is_set() else 1)
     words = {"H1": f"H1 accepted: {keys[0]} is stronger than {keys[1]} by about {elo1:g} Elo or more",
              "H0": f"H0 accepted: {keys[0]} is not stronger than {keys[1]} by {elo1:g} Elo "

@@ -18,6 +18,7 @@ from referee.manifest import ManifestError
 from referee.sandbox import report as sandbox_report
 from referee.rules import get_ruleset
 
+from ..report.faults import fault_words
 from ..report.render import show_table
 from ..play.schedule import new_seed
 from .base import (
@@ -40,24 +41,29 @@ from .base import (
     OptionOption,
     NoIsolateOption,
     WeakLimitsOption,
+    WorkersOption,
     StoredOptions,
+    bot_folders,
+    cores,
 )
 
 
 @tournament_app.command("run")
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
-    bots: Annotated[list[Path] | None, typer.Option(
-        "--bots", "--bot", help="bot folder to submit and enter (repeatable)")] = None,
+    bots: Annotated[list[str] | None, typer.Option(
+        "--bots", "--bot", metavar="BOT", help="a bot to enter (repeatable): a folder (submitted first), a registered "
+        "bot's name or name@version, or a sample bot's name (random, greedy, heuristic)")] = None,
+    gauntlet: Annotated[str | None, typer.Option(
+        metavar="BOT", help="a gauntlet: this bot (given as --bots is) plays every other entrant, who do not play "
+        "each other (cutechess's -tournament gauntlet); new tournament only", show_default=False)] = None,
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="boards per pair (new tournament: 50)")] = None,
     ruleset: Annotated[RulesetName | None, typer.Option(help="rule system (new tournament: classic)")] = None,
     option: OptionOption = None,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="tournament seed, for reproducible runs: NOT secret "
         "(new tournament: 256 random bits, secret until it is complete)")] = None,
-    workers: Annotated[int, typer.Option(
-        min=1, max=64, help="tables played at once, at most: 1 in the arena's process, more in worker "
-        "processes of one table each (as many as there are matches with no entrant in common)")] = 1,
+    workers: WorkersOption = None,
     cluster: Annotated[str | None, typer.Option(
         metavar="ADDRESS", help="play on a Dask cluster: its scheduler, tcp://HOST:8786, or local:N "
         "for N worker processes here (README: running on a cluster)", show_default=False)] = None,
@@ -69,15 +75,27 @@ def tournament_run(
     max_faults: StoredOptions["new tournament"][1] = None,
     cpu_s: StoredOptions["new tournament"][2] = None,
     memory_mib: StoredOptions["new tournament"][3] = None,
+    time_bank_ms: StoredOptions["new tournament"][4] = None,
+    time_increment_ms: StoredOptions["new tournament"][5] = None,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
+    logs: Annotated[Path | None, typer.Option(
+        file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
+        "does: TOURNAMENT/A~B/from-board-K/ENTRANT-tableT-seatS-N.log, N counting a seat's processes (one per "
+        "block of boards from K)", show_default=False)] = None,
+    records: Annotated[Path | None, typer.Option(
+        dir_okay=False, metavar="FILE", help="append every deal record to this file as it is stored: JSON lines, one per table, "
+        "{match_id, board, table, ns, ew, permutation, record} (`arena log --json`'s shape; each line is an input "
+        "of `arena replay -`), like cutechess's -pgnout", show_default=False)] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
 
+    With --gauntlet, one entrant plays every other one instead (they do not play each other).
+
     Running it again plays only what is missing (new entrants' pairs, or the
-    rest after an interruption), with the tournament's own deadline, fault limit
-    and sandbox limits.  A match is played in blocks of 100 boards, one table at a
+    rest after an interruption), with the tournament's own deadline, time bank, fault limit,
+    sandbox limits and the last run's --workers.  A match is played in blocks of 100 boards, one table at a
     time, and no entrant plays two matches at once (SECURITY.md).  Ctrl-C stops at
     once; the blocks in flight are played again on resume.
     """
@@ -96,15 +114,27 @@ def tournament_run(
         raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
                    f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
                    "wait for it to finish (reports work meanwhile) or pass another --db path")
+    log_dir = _logs_folder(logs)
+    if records is not None:  # refused before anything is written
+        with _records_file(records):
+            pass
     store = open_store(db)
     try:
         # check everything before anything is written: a failed command leaves no tournament behind
-        manifests = [load_manifest(folder) for folder in bots or []]
+        folders = bot_folders(bots or [], store.list_bots(), what="--bots")
+        if gauntlet is not None:
+            (lead,) = bot_folders([gauntlet], store.list_bots(), what="--gauntlet")
+            lead_key = load_manifest(lead).key
+            if lead_key not in [load_manifest(f).key for f in folders]:
+                folders.insert(0, lead)
+        manifests = [load_manifest(folder) for folder in folders]
         keys = [m.key for m in manifests]
         if len(set(keys)) != len(keys):
             raise fail(f"the same bot is given twice: {', '.join(sorted({k for k in keys if keys.count(k) > 1}))}")
         existing = store.get_tournament(name)
         if existing is None:
+            if gauntlet is not None and len(manifests) < 2:
+                raise fail(f"no tournament {name!r} yet: a gauntlet needs opponents, give them with --bots BOT")
             if len(manifests) < 2:
                 raise fail(f"no tournament {name!r} yet: to create it, give at least two bots with --bots DIR "
                            "(see `arena tournament list` for existing ones)")
@@ -128,15 +158,23 @@ def tournament_run(
                 raise fail(f"tournament {name!r} exists with options {_options_text(stored) or 'none'} "
                            "(RULES.md §6.4), fixed once it is created: leave --option out to resume it, "
                            "or choose a new tournament name")
+            if gauntlet is not None and existing.gauntlet != lead_key:
+                is_now = f"a gauntlet of {existing.gauntlet}" if existing.gauntlet else "a round robin"
+                raise fail(f"tournament {name!r} exists as {is_now}, fixed once it is created: leave --gauntlet out "
+                           "to resume it, or choose a new tournament name")
             rs = existing.resolved_ruleset()
-        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib}
+        given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib,
+                 "time_bank_ms": time_bank_ms, "time_increment_ms": time_increment_ms}
         stored_settings, settings = _play_settings(store, name, existing is not None, given, "tournament name")
-        decision_ms, max_faults, cpu_s, memory_mib = (settings[k] for k in given)
+        decision_ms, max_faults, cpu_s, memory_mib, time_bank_ms, time_increment_ms = (settings[k] for k in given)
+        if workers is None:  # a resume plays with the last run's --workers
+            workers = (store.run_workers(name) if existing is not None else None)
+        workers = 0 if workers is None else workers
         for m in manifests:
             m.check_plays(rs.name)
         known = tour.entrants_of(store, name) if existing is not None else []
         limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known], weak_limits)
-        for folder in bots or []:  # check, freeze and register each bot
+        for folder in folders:  # check, freeze and register each bot (a registered one: only entered)
             submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits)
         if existing is None:
             store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
@@ -147,13 +185,17 @@ def tournament_run(
                           "random seed", highlight=False)
         if stored_settings is None:
             store.set_play_settings(name, settings)
+        store.set_run_options(name, workers=workers, gauntlet=lead_key if existing is None and gauntlet else None)
         store.add_entrants(name, [(m.name, m.version) for m in manifests])
         t = store.get_tournament(name)
         opts = _options_text(t.variant_options)
         console.print(f"tournament [bold]{escape(name)}[/]: {t.ruleset}" + (f" ({opts})" if opts else "")
-                      + f", {t.boards_per_pair} boards per pair, entrants: {', '.join(t.entrants) or 'none'}",
+                      + f", {t.boards_per_pair} boards per pair, entrants: {escape(', '.join(t.entrants) or 'none')}"
+                      + (f"; a gauntlet: {escape(t.gauntlet)} plays each other entrant" if t.gauntlet else ""),
                       highlight=False)
-        console.print(f"decisions within {decision_ms} ms; {max_faults} faults forfeit the rest of a match",
+        bank = (f", a time bank of {time_bank_ms} ms per bot process per match" if time_bank_ms else "") + (
+            f", {time_increment_ms} ms added after each answer" if time_increment_ms else "")
+        console.print(f"decisions within {decision_ms} ms{bank}; {max_faults} faults forfeit the rest of a match",
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         console.print(sandbox_report(limits), style="dim", highlight=False)
@@ -165,14 +207,19 @@ def tournament_run(
                 executor = DaskExecutor(cluster, store)
             except ClusterError as e:
                 raise fail(str(e)) from None
+        # no entrant plays two matches at once (issue 19): a field of n keeps n // 2 tables busy (a gauntlet 1)
+        at_once = 1 if exclusive_boards or t.gauntlet else max(1, len(t.entrants) // 2)
+        tables = workers or min(cores(), at_once)  # auto: the cores, no more than the field keeps busy
         if executor is None:
-            executor = tour.local_executor(workers)
+            executor = tour.local_executor(tables)
         where = executor.description
-        # no entrant plays two matches at once (issue 19): a field of n keeps n // 2 tables busy
-        at_once = 1 if exclusive_boards else max(1, len(t.entrants) // 2)
+        if cluster is None:
+            where += f" (--workers auto: {_plural(cores(), 'core')} here)" if not workers else f" (--workers {workers})"
         if at_once < executor.slots:
             where += (" — 1 table at once here: --exclusive-boards" if exclusive_boards else
+                      " — 1 table at once here: a gauntlet's entrant plays every match" if t.gauntlet else
                       f" — {at_once} at once here: {len(t.entrants)} entrants, none in two matches at once")
+        console.print(f"tables: {escape(where)}", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),
@@ -207,13 +254,16 @@ def tournament_run(
             in_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
             try:
-                summary = tour.run(store, name, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                                   on_progress=on_progress, stop=stop, limits=limits, executor=executor,
-                                   exclusive_boards=exclusive_boards)
+                with _records_file(records) as on_stored:
+                    summary = tour.run(store, name, workers=tables, decision_ms=decision_ms, max_faults=max_faults,
+                                       on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                                       exclusive_boards=exclusive_boards, time_bank_ms=time_bank_ms,
+                                       time_increment_ms=time_increment_ms, on_stored=on_stored,
+                                       log_dir=log_dir)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
-        faults = store.fault_counts(tournament=name) if summary.faults else []
+        faults = store.first_faults(name) if summary.faults else []
         after = store.get_tournament(name)
     except (ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
         raise fail(str(e)) from None
@@ -221,21 +271,66 @@ def tournament_run(
         store.close()
     for e in summary.errors:
         err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
+    # the whole command to resume: what is kept with the tournament (settings, --workers) is left out
+    again = [("--cluster", cluster), ("--exclusive-boards", exclusive_boards), ("--no-isolate", no_isolate),
+             ("--weak-limits", weak_limits), ("--logs", logs), ("--records", records)]
+    resume = command("tournament", "run", name,
+                     *(w for flag, v in again if v for w in ((flag,) if v is True else (flag, v))), db=db)
     if summary.interrupted:
         err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
-                  f"Resume with: {command('tournament', 'run', name, db=db)}", markup=False, highlight=False)
+                  f"Resume with: {resume}", markup=False, highlight=False)
         raise typer.Exit(code=130)
     console.print(f"{summary.played} board pairs played now, {summary.already} already stored, "
                   f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
                   highlight=False)
-    for entrant, kind, n in faults:  # every fault of the tournament, by entrant and kind
-        why = " (it never started: see the fault details with `arena matches` and `arena log`)" if kind == "start" else ""
-        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}{why}", highlight=False)
+    for entrant, kind, n, mid, board, table, seat, detail in faults:  # by entrant and kind: what, where first
+        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}: {escape(fault_words(kind))}. First at "
+                  f"board {board} table {table} seat {seat} of {escape(mid)}: {escape(detail)}. "
+                  f"See: {escape(command('log', mid, '--board', board, db=db))}", highlight=False)
     if after is not None and after.status == "incomplete":  # entrants added while it ran
-        n = len(after.entrants)
-        err.print(f"note: entrants were added meanwhile: {after.board_pairs} of {after.boards_per_pair * n * (n - 1) // 2} "
-                  f"board pairs stored; play the rest with: {command('tournament', 'run', name, db=db)}",
-                  markup=False, highlight=False)
+        err.print(f"note: entrants were added meanwhile: {after.board_pairs} of {after.boards_per_pair * after.pairs} "
+                  f"board pairs stored; play the rest with: {resume}", markup=False, highlight=False)
+
+
+@contextlib.contextmanager
+def _records_file(path: Path | None):
+    """``--records FILE``: yields the ``on_stored`` callback of :func:`arena.play.tournament.run`
+    that appends each stored board pair's two deal records as JSON lines (flushed per batch),
+    or None without a file.  A file that cannot be opened is an error message, exit 1."""
+    if path is None:
+        yield None
+        return
+    try:
+        out = path.open("a", encoding="utf-8")
+    except OSError as e:
+        raise fail(f"--records {path}: cannot open the file for appending: {e.strerror}") from None
+
+    def on_stored(items) -> None:
+        for mid, r in items:
+            for t in sorted(r.tables, key=lambda t: t.table):
+                out.write(json.dumps({"match_id": mid, "board": r.board, "table": t.table, "ns": t.ns, "ew": t.ew,
+                                      "permutation": list(t.permutation), "record": t.record.to_json()},
+                                     separators=(",", ":")) + "\n")
+        out.flush()
+
+    with out:
+        yield on_stored
+
+
+def _logs_folder(path: Path | None) -> Path | None:
+    """``--logs DIR`` made and resolved (worker processes may start elsewhere), or None; a folder
+    that cannot be made is an error message, exit 1."""
+    if path is None:
+        return None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise fail(f"--logs {path}: cannot make the folder: {e.strerror}") from None
+    return path.resolve()
+
+
+def _plural(n: int, one: str) -> str:
+    return f"{n} {one}{'' if n == 1 else 's'}"
 
 
 def _short(digits: str, keep: int = 16) -> str:
@@ -332,16 +427,17 @@ def tournament_show(
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
-    n = len(t.entrants)
     grid.add_row("tournament", t.name)
     grid.add_row("ruleset", t.ruleset)
     opts = _options_text(t.variant_options)
     grid.add_row("options", (f"{opts} (RULES.md §6.4); " if opts else "") + "resolved: "
                  + json.dumps(t.options, sort_keys=True))
     grid.add_row("boards", f"{t.boards_per_pair} per pair")
-    pairs = n * (n - 1) // 2
+    pairs = t.pairs
     grid.add_row("entrants", ", ".join(t.entrants) + f" ({pairs} pair{'' if pairs == 1 else 's'})" if t.entrants
                  else "none")
+    if t.gauntlet:
+        grid.add_row("gauntlet", f"{t.gauntlet} plays each other entrant; they do not play each other")
     grid.add_row("board pairs", f"{t.board_pairs} of {info['board_pairs_total']} stored")
     grid.add_row("status", t.status)
     grid.add_row("created", info["created_at"] + " UTC")

@@ -35,6 +35,11 @@ def resolve_entrant(spec: str) -> Entrant:
     raise ManifestError(f"{spec!r} is neither a bot folder (holding bot.toml) nor a host:port endpoint")
 
 
+def is_endpoint(spec: str) -> bool:
+    """Whether ``spec`` reads as ``host:port`` (a bot already running there)."""
+    return bool(_ENDPOINT.match(spec))
+
+
 def remote_label(endpoint: str, timeout_s: float = 5.0) -> str:
     """How a remote entrant is shown: ``"name@version (host:port)"`` from its GetBotInfo
     (what the bot says of itself, made printable).

@@ -39,8 +39,10 @@ from a short-lived thread.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
+import re
 import queue
 import signal
 import threading
@@ -48,6 +50,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from referee.match import Entrant, MatchConfig, play_match
@@ -121,10 +124,40 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
 
     if stopped():
         return 0
-    play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), work.config,
+    config = work.config
+    if config.log_dir is not None:
+        config = dataclasses.replace(config, log_dir=_new_folder(match_log_dir(config.log_dir, unit.match_id,
+                                                                               unit.boards[0])))
+    play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), config,
                permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
                board_count=work.board_count, keep=False, faults=unit.faults, stopped=stopped)
     return count
+
+
+def match_log_dir(root: Path, match_id: str, first_board: int) -> Path:
+    """Where a unit keeps its bots' output (``--logs ROOT``): ``ROOT/TOURNAMENT/A~B/from-board-K``
+    (K: the unit's first board; a match resumed at the same board gets ``from-board-K-2``, …,
+    so nothing is overwritten),
+    each process's output in it as ``ENTRANT-tableT-seatS-N.log``
+    (:attr:`referee.match.MatchConfig.log_dir`: N counts the seat's processes, one per block
+    of boards from K on, and one more after each restart).  Characters other than letters,
+    digits and ``.@~#+-`` become ``_``, and leading dots go (no ``..``)."""
+    tournament, _, pair = match_id.partition("/")
+    safe = [re.sub(r"[^\w.@~#+-]", "_", part).lstrip(".") or "_" for part in (tournament, pair)]
+    return root / safe[0] / safe[1] / f"from-board-{first_board}"
+
+
+def _new_folder(path: Path) -> Path:
+    """Make ``path``, or ``path-2``, ``path-3``, … when it exists (a match resumed at the same
+    block keeps the earlier run's output); returns the folder made."""
+    n = 1
+    while True:
+        folder = path if n == 1 else path.with_name(f"{path.name}-{n}")
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:
+            n += 1
 
 
 class Dispatcher:

@@ -18,6 +18,7 @@ from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Ruleset, make_board
 
+from ..report.faults import fault_line
 from ..report.render import show_table
 from ..store import seed_commitment
 from .entrants import distinct, resolve_entrant
@@ -174,7 +175,7 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
     faults = [f for r in results for f in r.faults]
     for f in faults[:10]:  # why, in the bot's own words (made inert: referee.records.printable, escape)
         who = "A" if f.entrant == a else "B"
-        console.print(f"fault ({who}) board {f.board} table {f.table} seat {f.seat}: {f.kind}: {escape(f.detail)}",
+        console.print(f"fault ({who}) {escape(fault_line(f.kind, f.board, f.table, f.seat, f.detail))}",
                       highlight=False)
     if len(faults) > 10:
         console.print(f"… and {len(faults) - 10} more faults", highlight=False)

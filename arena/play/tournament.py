@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import shlex
 import threading
+from pathlib import Path
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -79,18 +80,20 @@ def entrants_of(store: Store, tournament: str) -> list[Entrant]:
 
 
 def units(store: Store, tournament: str, entrants: list[Entrant], board_count: int, ruleset: Ruleset,
-          block_boards: int) -> Iterator[Unit]:
+          block_boards: int, gauntlet: str | None = None, replayed: set | None = None) -> Iterator[Unit]:
     """The units of work of a run, made one at a time: each match's boards from the first
     block not wholly stored (its stored boards are played again and skipped by the store:
     a block is played whole, :mod:`referee.match`), in the schedule's order of matches
     (:func:`arena.play.schedule.match_order`), with the litige pots and the entrants' fault
     counts the boards before it leave.  Results do not depend on where or when a unit is
     played: bots reseed per deal.  A match's ``matches`` row is created when its unit is made.
+    With ``gauntlet`` (an entrant key) only the matches of that entrant are played.
+    ``replayed`` (if given) gets the ``(match_id, board)`` of stored boards played again.
     """
     by_key = {e.key: e for e in entrants}
     stored = store.stored_counts(tournament)
     pairs = [(a, b) for a, b in match_order([e.key for e in entrants])
-             if stored.get(match_id(tournament, a, b), 0) < board_count]
+             if stored.get(match_id(tournament, a, b), 0) < board_count and (gauntlet is None or gauntlet in (a, b))]
     litige = ruleset.tie is TieRule.LITIGE
     for number, (a, b) in enumerate(pairs):
         mid = match_id(tournament, a, b)
@@ -98,6 +101,8 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
         first = min(k for k in range(board_count) if k not in done)
         first -= first % block_boards
         todo = tuple(range(first, board_count))
+        if replayed is not None:
+            replayed.update((mid, k) for k in done if k >= first)
         store.add_match(tournament, mid, a, b, ruleset.name)
         pots = (store.last_pot(mid, 1, before=first), store.last_pot(mid, 2, before=first)) if litige and first else (0, 0)
         counted = store.faults_before(mid, first) if first else {}
@@ -117,6 +122,10 @@ def run(
     executor: Executor | None = None,
     exclusive_boards: bool = False,
     block_boards: int = BLOCK_BOARDS,
+    time_bank_ms: int = 0,
+    time_increment_ms: int = 0,
+    log_dir: Path | None = None,
+    on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None = None,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -134,6 +143,15 @@ def run(
             the results are the same.
         block_boards: boards of a block (:class:`referee.match.MatchConfig`): the same for
             every run of a tournament (it decides when the other table's faults count).
+        time_bank_ms, time_increment_ms: each bot process's time bank, ms, spent when a
+            decision takes longer than ``decision_ms``, and what each answer adds to it
+            (:class:`referee.match.MatchConfig`); fixed with the tournament.
+        log_dir: keep each bot process's output in this folder, a folder per match
+            (:func:`arena.play.executors.match_log_dir`); None: discarded.
+        on_stored: called with each batch of ``(match_id, board pair)`` just stored (in the
+            writer's thread, in the order stored), e.g. to write them out as they come.
+
+    A gauntlet (the tournament's ``gauntlet`` entrant) plays only that entrant's matches.
 
     The run holds the database's :class:`~arena.store.RunLock` throughout, and
     the database file only while it uses it (:meth:`Store.release` after each
@@ -152,9 +170,10 @@ def run(
                 executor.close()
             raise
     try:
-        return _run(store, tournament, workers=workers, decision_ms=decision_ms, max_faults=max_faults,
-                    on_progress=on_progress, stop=stop, limits=limits, executor=executor,
-                    exclusive_boards=exclusive_boards, block_boards=block_boards)
+        config = dict(decision_ms=decision_ms, max_faults=max_faults, block_boards=block_boards,
+                      time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir)
+        return _run(store, tournament, workers=workers, config=config, on_progress=on_progress, stop=stop,
+                    limits=limits, executor=executor, exclusive_boards=exclusive_boards, on_stored=on_stored)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()
@@ -165,9 +184,10 @@ def run(
             lock.release()
 
 
-def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_faults: int,
+def _run(store: Store, tournament: str, *, workers: int, config: dict,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
-         executor: Executor | None, exclusive_boards: bool, block_boards: int) -> RunSummary:
+         executor: Executor | None, exclusive_boards: bool,
+         on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -177,7 +197,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         raise TournamentError(
             f"tournament {tournament!r} has {len(entrants)} entrant(s): add bots with --bots DIR or `arena bots submit DIR --tournament {shlex.quote(tournament)}`")
     seed, n_boards = t.seed, t.boards_per_pair
-    n_pairs = len(entrants) * (len(entrants) - 1) // 2
+    n_pairs = t.pairs
     already = sum(store.stored_counts(tournament).values())
     summary = RunSummary(already=already, total=n_pairs * n_boards)
     if already >= summary.total:
@@ -189,12 +209,13 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
     store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
     store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
-    config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, max_faults=max_faults, seed=seed,
-                         limits=limits or Limits(), block_boards=block_boards)
+    block_boards = config["block_boards"]
+    config = MatchConfig(ruleset=ruleset, seed=seed, limits=limits or Limits(), **config)
     executor = executor or local_executor(workers)
     summary.where = executor.description
     done_count = summary.already
     batch: dict[tuple[str, int], tuple[str, BoardPairResult]] = {}
+    replayed: set[tuple[str, int]] = set()  # stored board pairs played again (a resumed block): not new
     last_write = time.monotonic()
     next_trim = last_write + TRIM_S
     stopping = False
@@ -204,6 +225,8 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
         if batch:
             items = list(batch.values())
             summary.played += store.write_board_pairs(tournament, items)
+            if on_stored:
+                on_stored([(mid, r) for mid, r in items if (mid, r.board) not in replayed])
             summary.faults += sum(len(r.faults) for _, r in items)
             done_count = summary.already + summary.played
             batch = {}
@@ -213,7 +236,7 @@ def _run(store: Store, tournament: str, *, workers: int, decision_ms: int, max_f
 
     try:
         executor.start(Work(config, n_boards),
-                       Dispatcher(units(store, tournament, entrants, n_boards, ruleset, block_boards),
+                       Dispatcher(units(store, tournament, entrants, n_boards, ruleset, block_boards, t.gauntlet, replayed),
                                   exclusive_boards=exclusive_boards))
         while True:
             try:

@@ -128,16 +128,17 @@ def entrant_json(key: str) -> dict:
 def tournament_json(t: Tournament) -> dict:
     """A tournament as ``arena tournament show --json`` prints it: the seed (decimal
     text) only once it may be shown, else ``None``; ``board_pairs`` stored of
-    ``board_pairs_total`` (boards per pair × pairs of entrants); entrants as
+    ``board_pairs_total`` (boards per pair × pairs of entrants that play: all in a round
+    robin, the gauntlet's in a gauntlet); ``gauntlet``: that entrant's key or None; entrants as
     :func:`entrant_json`."""
-    n = len(t.entrants)
     return {
         "name": t.name, "ruleset": t.ruleset, "options": t.options, "variant_options": t.variant_options,
         "boards_per_pair": t.boards_per_pair,
         "entrants": [entrant_json(k) for k in t.entrants], "board_pairs": t.board_pairs,
-        "board_pairs_total": t.boards_per_pair * n * (n - 1) // 2, "status": t.status,
+        "board_pairs_total": t.boards_per_pair * t.pairs, "status": t.status,
         "created_at": str(t.created_at)[:19], "commitment": t.commitment, "seed_secret": t.seed_secret,
         "seed_revealed": t.seed_revealed, "seed": None if t.public_seed is None else str(t.public_seed),
+        "gauntlet": t.gauntlet,
     }
 
 

@@ -212,5 +212,86 @@ class EntryWriter:
         missing = [k for k in PLAY_SETTINGS if k not in settings]
         if missing:
             raise StoreError(f"play settings without {', '.join(missing)}")
-        self._query(f"INSERT OR REPLACE INTO tournament_settings VALUES (?, {', '.join('?' * len(PLAY_SETTINGS))})",
+        self._query(f"INSERT OR REPLACE INTO tournament_settings (tournament, {', '.join(PLAY_SETTINGS)}) "
+                    f"VALUES (?, {', '.join('?' * len(PLAY_SETTINGS))})",
                     [tournament, *(int(settings[k]) for k in PLAY_SETTINGS)])
+
+    def set_run_options(self, tournament: str, *, workers: int | None = None, gauntlet: str | None = None) -> None:
+        """Remember a run's ``workers`` (0 = auto; a resume without ``--workers`` plays with
+        it) and set a new tournament's ``gauntlet`` entrant ``name@version``; None leaves a
+        value as it is.  The play settings (:meth:`set_play_settings`) must be stored first.
+
+        Raises:
+            StoreError: no play settings are stored for ``tournament``.
+        """
+        if not self._query("SELECT 1 FROM tournament_settings WHERE tournament = ?", [tournament]):
+            raise StoreError(f"tournament {tournament!r} has no play settings stored: store them first")
+        if workers is not None:
+            self._query("UPDATE tournament_settings SET workers = ? WHERE tournament = ?", [int(workers), tournament])
+        if gauntlet is not None:
+            self._query("UPDATE tournament_settings SET gauntlet = ? WHERE tournament = ?", [gauntlet, tournament])
+
+    def _match_tables(self) -> list[str]:
+        """The tables whose rows belong to a match (``match_id``, no foreign key): what a
+        tournament's matches hold, those of an older database that exist."""
+        return [t for t in ("actions", "contree_calls", "faults", "deals", "board_pairs") if self._has_table(t)]
+
+    def delete_tournament(self, name: str) -> None:
+        """Delete tournament ``name`` and everything stored for it: entrants, boards, matches,
+        board pairs, deals, actions, faults, settings, an ``arena sprt`` test's row.  Its bots
+        stay registered.  Two transactions (DuckDB checks a foreign key against the rows of the
+        transaction's start): the rows that point at the tournament, then the tournament; a
+        crash between leaves an empty tournament of that name, which a second delete removes.
+
+        Raises:
+            StoreError: no tournament ``name``.
+        """
+        self._ruleset(name)
+        matches = "SELECT match_id FROM matches WHERE tournament = ?"
+
+        def children() -> None:
+            for table in self._match_tables():
+                self.con.execute(f"DELETE FROM {table} WHERE match_id IN ({matches})", [name])
+            for table in ("matches", "boards", "tournament_entrants", "tournament_settings", "sprt_tests"):
+                if self._has_table(table):
+                    self.con.execute(f"DELETE FROM {table} WHERE tournament = ?", [name])
+
+        self._transaction(children)
+        self._transaction(lambda: self.con.execute("DELETE FROM tournaments WHERE name = ?", [name]))
+        self._rulesets.pop(name, None)
+
+    def rename_tournament(self, old: str, new: str) -> None:
+        """Rename tournament ``old`` to ``new``, its match ids too (``new/A~B``), and an ``arena
+        sprt`` test of the old name.  Two transactions, as :meth:`delete_tournament`: the
+        tournament under its new name with every row moved to it, then the old name's row; a
+        crash between leaves an empty tournament of the old name (delete it).
+
+        Raises:
+            StoreError: no tournament ``old``, or one named ``new`` exists.
+        """
+        self._ruleset(old)
+        if self._query("SELECT 1 FROM tournaments WHERE name = ?", [new]):
+            raise StoreError(f"a tournament named {new!r} exists: choose another name, or delete it first")
+        renamed = "? || substr(match_id, length(?) + 1)"  # "old/A~B" -> "new/A~B"
+        matches = "SELECT match_id FROM matches WHERE tournament = ?"
+
+        def move() -> None:
+            con = self.con
+            con.execute("INSERT INTO tournaments SELECT * REPLACE (? AS name) FROM tournaments WHERE name = ?", [new, old])
+            for table in self._match_tables():
+                con.execute(f"UPDATE {table} SET match_id = {renamed} WHERE match_id IN ({matches})", [new, old, old])
+            for table in ("tournament_entrants", "boards"):
+                con.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS tournament) FROM {table} WHERE tournament = ?",
+                            [new, old])
+                con.execute(f"DELETE FROM {table} WHERE tournament = ?", [old])
+            con.execute(f"INSERT INTO matches SELECT * REPLACE ({renamed} AS match_id, ? AS tournament) FROM matches "
+                        "WHERE tournament = ?", [new, old, new, old])
+            con.execute("DELETE FROM matches WHERE tournament = ?", [old])
+            con.execute("UPDATE tournament_settings SET tournament = ? WHERE tournament = ?", [new, old])
+            if self._has_table("sprt_tests"):
+                con.execute("UPDATE sprt_tests SET tournament = ?, name = CASE WHEN name = ? THEN ? ELSE name END "
+                            "WHERE tournament = ?", [new, old, new, old])
+
+        self._transaction(move)
+        self._transaction(lambda: self.con.execute("DELETE FROM tournaments WHERE name = ?", [old]))
+        self._rulesets.pop(old, None)

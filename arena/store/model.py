@@ -18,8 +18,9 @@ from numpy.typing import NDArray
 
 from referee.rules import RULESETS, Ruleset, get_ruleset
 
-#: A tournament's play settings (table ``tournament_settings``), in column order.
-PLAY_SETTINGS = ("decision_ms", "max_faults", "cpu_s", "memory_mib")
+#: A tournament's play settings (table ``tournament_settings``), fixed once it is created: ms,
+#: faults, CPU seconds, MiB, ms, ms.
+PLAY_SETTINGS = ("decision_ms", "max_faults", "cpu_s", "memory_mib", "time_bank_ms", "time_increment_ms")
 
 
 class StoreError(ValueError):
@@ -215,6 +216,15 @@ class Tournament:
     commitment: str = ""
     #: the status as stored (``status`` is the one shown: see :func:`_shown_status`)
     stored_status: str = ""
+    #: a gauntlet's entrant ``name@version``, who plays every other entrant (they do not play
+    #: each other); None: a round robin
+    gauntlet: str | None = None
+
+    @property
+    def pairs(self) -> int:
+        """The pairs of entrants that play a match: n(n−1)/2 in a round robin, n−1 in a gauntlet."""
+        n = len(self.entrants)
+        return n - 1 if self.gauntlet is not None and self.gauntlet in self.entrants else n * (n - 1) // 2
 
     @property
     def seed_revealed(self) -> bool:

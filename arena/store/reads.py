@@ -69,15 +69,16 @@ class TournamentReads:
         rows = self._query(
             """SELECT name, ruleset, options, seed, boards_per_pair, created_at, status,
                       (SELECT count(*) FROM board_pairs p JOIN matches m USING (match_id) WHERE m.tournament = ?),
-                      seed_secret, commitment
+                      seed_secret, commitment,
+                      (SELECT gauntlet FROM tournament_settings WHERE tournament = ?)
                FROM tournaments WHERE name = ?""",
-            [name, name],
+            [name, name, name],
         )
         if not rows:
             return None
-        n, ruleset, options, seed, boards, created, status, pairs, secret, commitment = rows[0]
+        n, ruleset, options, seed, boards, created, status, pairs, secret, commitment, gauntlet = rows[0]
         entrants = self._entrants(name)
-        total = boards * len(entrants) * (len(entrants) - 1) // 2
+        total = boards * Tournament(n, ruleset, {}, 0, boards, created, status, entrants, gauntlet=gauntlet).pairs
         shown = status
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
@@ -85,7 +86,7 @@ class TournamentReads:
         if shown == Status.INTERRUPTED.value and self._sprt_decided(name):
             shown = Status.DECIDED.value
         return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, shown,
-                          entrants, int(pairs), bool(secret), commitment, status)
+                          entrants, int(pairs), bool(secret), commitment, status, gauntlet)
 
     def _sprt_decided(self, tournament: str) -> bool:
         """Whether ``tournament`` holds an ``arena sprt`` test that reached its decision
@@ -188,6 +189,12 @@ class TournamentReads:
         except duckdb.Error as e:
             raise StoreError(f"database error: {e}") from None
         return dict(zip(PLAY_SETTINGS, rows[0])) if rows else None
+
+    def run_workers(self, tournament: str) -> int | None:
+        """The ``--workers`` of ``tournament``'s last run that gave it (0 = auto: the machine's
+        cores), or None: never given (or no settings stored)."""
+        rows = self._query("SELECT workers FROM tournament_settings WHERE tournament = ?", [tournament])
+        return rows[0][0] if rows else None
 
     def _has_table(self, name: str) -> bool:
         """Whether the database holds table ``name`` (an old file opened read-only may lack a new one)."""
@@ -402,6 +409,24 @@ class ResultReads:
                      AND (?::VARCHAR IS NULL OR f.entrant = ? OR regexp_replace(f.entrant, '@[^@]*$', '') = ?)
                    GROUP BY f.entrant, f.kind ORDER BY f.entrant, f.kind""",
                 [tournament, tournament, bot, bot, bot],
+            )
+        ]
+
+    def first_faults(self, tournament: str) -> list[tuple[str, str, int, str, int, int, int, str]]:
+        """Per entrant and fault kind of ``tournament``: ``(entrant, kind, count, match_id, board,
+        table, seat, detail)`` of its first fault (by match id, board, table, seat), by entrant
+        then kind: where to look first."""
+        return [
+            (e, k, int(n), mid, int(b), int(t), int(s), d) for e, k, n, mid, b, t, s, d in self._query(
+                """SELECT f.entrant, f.kind, count(*),
+                          arg_min(f.match_id, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.board, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.table_no, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.seat, (f.match_id, f.board, f.table_no, f.seat)),
+                          arg_min(f.detail, (f.match_id, f.board, f.table_no, f.seat))
+                   FROM faults f JOIN matches m USING (match_id) WHERE m.tournament = ?
+                   GROUP BY f.entrant, f.kind ORDER BY f.entrant, f.kind""",
+                [tournament],
             )
         ]
 

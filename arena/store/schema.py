@@ -1,6 +1,7 @@
 """The schema and its migrations: ``schema.sql`` (tables, documented there) and
 ``views.sql`` beside this module, applied at each open for writing; an older database is
-upgraded then, version 1 to 2 (:func:`_upgrade_1_to_2`) and 2 to 3 (:func:`_upgrade_2_to_3`).
+upgraded then, version 1 to 2 (:func:`_upgrade_1_to_2`), 2 to 3 (:func:`_upgrade_2_to_3`) and 3 to 4
+(:func:`_upgrade_3_to_4`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import duckdb
 from .model import StoreError, seed_commitment
 
 #: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _schema_sql(name: str = "schema.sql") -> str:
@@ -36,7 +37,7 @@ def migrate(con: duckdb.DuckDBPyConnection, p: Path | None, *, read_only: bool) 
     if not rows and not read_only:
         con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
         rows = [(SCHEMA_VERSION,)]
-    if rows and rows[0][0] in (1, 2):
+    if rows and rows[0][0] in (1, 2, 3):
         if read_only:
             con.close()
             raise StoreError(
@@ -45,7 +46,9 @@ def migrate(con: duckdb.DuckDBPyConnection, p: Path | None, *, read_only: bool) 
             )
         if rows[0][0] == 1:
             _upgrade_1_to_2(con)
-        _upgrade_2_to_3(con)
+        if rows[0][0] <= 2:
+            _upgrade_2_to_3(con)
+        _upgrade_3_to_4(con)
         rows = [(SCHEMA_VERSION,)]
     if not read_only:
         con.execute(_schema_sql("views.sql"))
@@ -102,6 +105,25 @@ def _upgrade_2_to_3(con: duckdb.DuckDBPyConnection) -> None:
                          WHEN forfeit_a AND forfeit_b THEN 'draw' WHEN forfeit_a THEN 'loss' WHEN forfeit_b THEN 'win'
                          WHEN margin > 0 THEN 'win' WHEN margin < 0 THEN 'loss' ELSE 'draw' END""")
         con.execute("UPDATE schema_version SET version = 3")
+        con.commit()
+    except BaseException:
+        _rollback(con)
+        raise
+
+
+def _upgrade_3_to_4(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 3 database to version 4, in one transaction: add the
+    tournament settings ``time_bank_ms``, ``time_increment_ms`` (0: a tournament made before
+    was played without a bank), ``workers`` and ``gauntlet`` (NULL: a round robin)."""
+    con.begin()
+    try:
+        have = {c for (c,) in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'tournament_settings'").fetchall()}
+        for column in ("time_bank_ms INTEGER NOT NULL DEFAULT 0", "time_increment_ms INTEGER NOT NULL DEFAULT 0",
+                       "workers INTEGER", "gauntlet VARCHAR"):
+            if column.split()[0] not in have:  # a version 1 or 2 database got the table whole from schema.sql
+                con.execute(f"ALTER TABLE tournament_settings ADD COLUMN {column}")
+        con.execute("UPDATE schema_version SET version = 4")
         con.commit()
     except BaseException:
         _rollback(con)

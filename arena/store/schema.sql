@@ -218,7 +218,13 @@ CREATE TABLE IF NOT EXISTS tournament_settings (
     decision_ms INTEGER NOT NULL,           -- deadline of one decision, ms
     max_faults  INTEGER NOT NULL,           -- faults after which an entrant forfeits the rest of a match
     cpu_s       INTEGER NOT NULL,           -- bot sandbox: CPU seconds per process (0 = unlimited)
-    memory_mib  INTEGER NOT NULL            -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
+    memory_mib  INTEGER NOT NULL,           -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
+    time_bank_ms      INTEGER NOT NULL DEFAULT 0,  -- extra ms per bot process per match (0 = none); version 4
+    time_increment_ms INTEGER NOT NULL DEFAULT 0,  -- ms added to the bank after each decision; version 4
+    workers     INTEGER,                    -- the last run's --workers (0 = auto: the machine's cores;
+                                            -- NULL = never given); not fixed: a run may give another. Version 4
+    gauntlet    VARCHAR                     -- the entrant "name@version" who plays every other one (a
+                                            -- gauntlet); NULL: a round robin. Fixed at creation. Version 4
 );
 
 -- A competition (arena compete, arena/compete/): participants upload bots to its server from

@@ -82,8 +82,9 @@ def test_a_faulting_entrant_gives_the_same_results_with_any_workers_and_across_a
     r = cli("log", "f/random~illegal", "--board", 0, "--db", tmp_path / "w1" / "a.duckdb")
     assert r.exit_code == 0, output(r)
     text = " ".join(output(r).split())
-    assert text.count("fault at seat") == 6
-    assert "(illegal@1.0.0): illegal:" in text and "illegal@1.0.0 forfeits board 0" in text
+    assert text.count("fault at board 0 table") == 6
+    assert "(illegal@1.0.0): illegal: the bot played an action that is not among the legal actions" in text
+    assert "illegal@1.0.0 forfeits board 0" in text
     assert run("w4", 4)[0] == ref
     resumed, first = run("resumed", 1, interrupt=True)
     assert 0 < first.played < 3 * boards, "the first run was not interrupted mid-way"
@@ -145,7 +146,8 @@ def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
     assert r.exit_code == 0, output(r)
     assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
     with Store.open(db, read_only=True) as store:
-        assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900}
+        assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900,
+                                               "time_bank_ms": 0, "time_increment_ms": 0}
     r = cli("tournament", "run", "s", "--db", db)
     assert r.exit_code == 0, output(r)
     assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)

@@ -170,7 +170,8 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     assert "H1 accepted: heuristic@1.0.0 is stronger than random@1.0.0" in first.stdout
     assert "board pairs: " in first.stdout
     with Store.open(db, read_only=True) as store:  # stored with the test, as a tournament's are
-        assert store.play_settings("t") == {"decision_ms": 800, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024}
+        assert store.play_settings("t") == {"decision_ms": 800, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024,
+                                               "time_bank_ms": 0, "time_increment_ms": 0}
     again = arena(*args, timeout=120)
     assert again.returncode == 0 and "decided before" in again.stdout
     other = arena(*args[:-1], "900", timeout=60)

@@ -24,6 +24,7 @@ import arena.store.writer as store_module
 from arena.stats.tally import board_pair_outcome, tally, tally_arrays
 from arena.play.schedule import missing, new_seed, schedule
 from arena.store import (
+    SCHEMA_VERSION,
     TABLES,
     VIEWS,
     BoardPairRows,
@@ -776,7 +777,7 @@ def test_a_schema_version_1_database_is_upgraded(tmp_path):
         assert s.boards("club") == [make_board(7, 0)]
         s.write_board_pair("club", match_id("club", A, B), make_result(get_ruleset("classic"), 0, A, B,
                                                                         random.Random(1), seed=7))
-        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     with Store.open(path, read_only=True) as s:  # upgraded once: read-only opens work again
         assert s.get_tournament("club").board_pairs == 1
 
@@ -829,5 +830,5 @@ def test_a_schema_version_2_database_is_upgraded(tmp_path):
         Store.open(path, read_only=True)
     with Store.open(path) as s:
         assert s.con.execute("SELECT outcome_a FROM board_pairs").fetchall() == [("win",)]
-        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
         assert count(s, "entrant_board_pairs") == 2
