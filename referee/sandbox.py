@@ -667,7 +667,12 @@ def _python_paths() -> list[str]:
     # located, not imported: the SDK imports grpc and protobuf, which the referee's launch path does not need
     packages = [importlib.util.find_spec(name).submodule_search_locations[0]
                 for name in ("sample_bots", "belote_arena_sdk")]
-    paths = [sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), _base_paths()["stdlib"], *packages]
+    base = _base_paths()
+    paths = [os.path.dirname(os.path.realpath(sys.executable)), base["stdlib"], *packages]
+    if sys.prefix != sys.base_prefix:
+        paths.append(sys.prefix)  # the venv
+    else:  # the interpreter's own packages (Debian's python3: /usr/lib/python3/dist-packages; not all of /usr)
+        paths += [p for p in {base["purelib"], base["platlib"]} if os.path.isdir(p)]
     libdir, library = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY")
     if libdir and library and sysconfig.get_config_var("Py_ENABLE_SHARED"):
         paths += map(str, Path(libdir).glob(library + "*"))
