@@ -106,13 +106,17 @@ DENIED_SYSCALLS = (
     "futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
     # Linux AIO can ask for a no-wait read too (a page-cache probe, like preadv2's RWF_NOWAIT)
     "io_setup", "io_submit",
+    # madvise on a process's own memory by pid: every advice of DENIED_MADVISE again
+    "process_madvise",
 )
 #: A futex without FUTEX_PRIVATE_FLAG (128) is keyed by the file page it lies on: two sandboxes
 #: mapping the same read-only file wait and wake each other through it. Refused: a bot's threads
 #: use private futexes; only process-shared locks and semaphores (multiprocessing's) need these.
 FUTEX_PRIVATE_FLAG = 128
-#: madvise advice that evicts file pages from the shared page cache: MADV_COLD, MADV_PAGEOUT.
-DENIED_MADVISE = (20, 21)
+#: madvise advice refused: MADV_COLD, MADV_PAGEOUT (evict pages of the shared files), and
+#: MADV_HUGEPAGE, MADV_COLLAPSE (turn a range of a shared file of the image into a huge page,
+#: which a later process sees in its smaps or fault count: red team 6, 24 of 24 hands).
+DENIED_MADVISE = (20, 21, 14, 25)
 RWF_NOWAIT = 8  # preadv2: reads only what is cached, so it probes the shared page cache
 _INT = 0xFFFF_FFFF  # the bits of an int argument the kernel reads
 #: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
@@ -721,8 +725,8 @@ def in_memory(code: Path) -> tuple[Path, Path]:
     Raises:
         referee.image.ImageError: the image cannot be made or the helper died.
     """
-    shown, hidden = shown_paths()
-    return image.image(shown, hidden), image.code_copy(code)
+    root = image.image(*shown_paths())
+    return root, image.code_copy(root, code)
 
 
 #: ``/proc`` files of the host that move with every process of the machine (forks, threads,
@@ -876,7 +880,11 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         elif os.path.isdir(link):
             bind("--ro-bind", link)
     for path in shown:
-        bind("--ro-bind", path)
+        if os.path.islink(path) and image_root is not None:  # /etc/localtime: read inside, from the image
+            dirs_for(path)
+            args.extend(["--symlink", os.readlink(path), path])
+        else:
+            bind("--ro-bind", path)
     for path in hidden if image_root is None else ():  # the image holds no copy of them
         args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
     for path in limits.writable:

@@ -86,3 +86,85 @@ def test_control_the_caches_carry_hands_when_the_host_files_are_bound(tmp_path, 
     # a reception wherever the writer was asked in the bidding (with its first five cards):
     # nearly all exact
     assert leaks >= 5 and leaks >= 0.8 * received, (leaks, received)
+
+
+HUGE = 2 << 20  # a huge page: 2 MiB
+COLLAPSE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+f = open(sys.argv[1], "rb")
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+r = libc.mmap(None, 4 << 20, 0, 0x22, -1, 0)  # room to place a 2 MiB-aligned map (MAP_PRIVATE|MAP_ANONYMOUS)
+a = libc.mmap((r + (2 << 20) - 1) & ~((2 << 20) - 1), 2 << 20, 1, 0x11, f.fileno(), 0)  # MAP_SHARED|MAP_FIXED
+ctypes.string_at(a, 1)
+out = []
+for advice in (14, 25):  # MADV_HUGEPAGE, MADV_COLLAPSE
+    out.append(libc.madvise(ctypes.c_void_p(a), ctypes.c_size_t(2 << 20), advice) == 0 or os.strerror(ctypes.get_errno()))
+pidfd = libc.syscall(434, os.getpid(), 0)  # pidfd_open
+iov = (ctypes.c_void_p * 2)(a, 2 << 20)
+out.append(libc.syscall(440, pidfd, iov, 1, 25, 0) >= 0 or os.strerror(ctypes.get_errno()))  # process_madvise
+print(out)
+"""
+READ = """
+import ctypes, sys
+f = open(sys.argv[1], "rb")
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+r = libc.mmap(None, 4 << 20, 0, 0x22, -1, 0)  # room to place a 2 MiB-aligned map (MAP_PRIVATE|MAP_ANONYMOUS)
+a = libc.mmap((r + (2 << 20) - 1) & ~((2 << 20) - 1), 2 << 20, 1, 0x11, f.fileno(), 0)  # MAP_SHARED|MAP_FIXED
+ctypes.string_at(a, 1)
+print(sum(int(line.split()[1]) for line in open("/proc/self/smaps") if line.startswith("ShmemPmdMapped:")))
+"""
+
+
+def _in_sandbox(code: Path, script: str, *args: str) -> str:
+    import subprocess
+    import sys
+
+    from referee import sandbox
+
+    box = sandbox.Sandboxed(code, [sys.executable, script, *args], {"PATH": "/usr/bin"}, Limits(memory_mib=0),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    try:
+        out, _ = box.process.communicate(timeout=60)
+    finally:
+        box.release()
+    return out.strip().splitlines()[-1]
+
+
+def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
+    """Red team 6: a range of a file of the image made a huge page by one process (madvise's
+    MADV_HUGEPAGE, MADV_COLLAPSE, or process_madvise) shows in a later process's smaps: refused.
+    Control: the same range collapsed from outside the sandbox is seen by the reader."""
+    from referee import sandbox
+
+    code = tmp_path / "code"
+    code.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    (code / "pool.bin").write_bytes(os.urandom(4 << 20))
+    (code / "collapse.py").write_text(COLLAPSE)
+    (code / "read.py").write_text(READ)  # one folder, one copy of it in the image, for both
+    writer = _in_sandbox(code, "collapse.py", "pool.bin")
+    assert writer == "['Operation not permitted', 'Operation not permitted', 'Operation not permitted']", writer
+    assert _in_sandbox(code, "read.py", "pool.bin") == "0"
+    # the control: the image's copy of the folder collapsed from the host, where nothing refuses it
+    _, copy = sandbox.in_memory(code)
+    host = _in_host(copy / "pool.bin")
+    assert host is True, host
+    assert _in_sandbox(code, "read.py", "pool.bin") == "2048"
+
+
+def _in_host(path: Path):
+    """MADV_COLLAPSE of ``path``'s first 2 MiB, here: True or the error."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    with open(path, "rb") as f:
+        r = libc.mmap(None, 2 * HUGE, 0, 0x22, -1, 0)  # room for a 2 MiB-aligned map of the file's start
+        a = libc.mmap((r + HUGE - 1) & ~(HUGE - 1), HUGE, 1, 0x11, f.fileno(), 0)  # MAP_SHARED|MAP_FIXED
+        ctypes.string_at(a, 1)
+        return libc.madvise(ctypes.c_void_p(a), ctypes.c_size_t(HUGE), 25) == 0 or os.strerror(ctypes.get_errno())
