@@ -109,7 +109,7 @@ def digest(paths: Iterable[str], hidden: Iterable[str] = ()) -> str:
 
 def _copy(paths: Iterable[str], hidden: set[str], dest: Path) -> tuple[int, int]:
     """Copy ``paths`` (but ``hidden``) under ``dest`` at their own absolute paths: folders, regular
-    files (modes kept, without set-uid bits) and links as links; devices, FIFOs and sockets are
+    files (modes and times kept, without set-uid bits) and links as links; devices, FIFOs and sockets are
     left out (nothing a runtime reads). Returns (files, bytes)."""
     files = size = 0
     for path, st in sorted(_entries(paths, hidden)):
@@ -122,6 +122,7 @@ def _copy(paths: Iterable[str], hidden: set[str], dest: Path) -> tuple[int, int]
         elif os.path.isfile(path):
             shutil.copyfile(path, target)
             os.chmod(target, st.st_mode & 0o777)  # no set-uid copy of a program
+            os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # Python's .pyc files stay valid
             files, size = files + 1, size + st.st_size
     for path, st in _entries(paths, hidden):  # folders' modes last: a read-only folder was filled first
         if os.path.isdir(path) and not os.path.islink(path):
@@ -202,7 +203,7 @@ def code_copy(root: Path, code: Path) -> Path:
     """
     folder = os.path.realpath(code)
     key = (str(root), folder, digest([folder]))
-    if key not in _code_copies:
+    if key not in _code_copies or not _code_copies[key].exists():  # (an image removed under us is made again)
         dest = root / "bots" / key[2]
         if not dest.exists():
             tmp = root / "bots" / f".{key[2]}.{os.getpid()}.{threading.get_ident()}"

@@ -115,8 +115,11 @@ DENIED_SYSCALLS = (
 FUTEX_PRIVATE_FLAG = 128
 #: madvise advice refused: MADV_COLD, MADV_PAGEOUT (evict pages of the shared files), and
 #: MADV_HUGEPAGE, MADV_COLLAPSE (turn a range of a shared file of the image into a huge page,
-#: which a later process sees in its smaps or fault count: red team 6, 24 of 24 hands).
-DENIED_MADVISE = (20, 21, 14, 25)
+#: which a later process sees in its smaps or fault count: red team 6, 24 of 24 hands), and
+#: MADV_MERGEABLE (same-page merging across processes, off on this machine).
+DENIED_MADVISE = (20, 21, 14, 25, 12)
+#: prctl options refused: PR_SET_MEMORY_MERGE (same-page merging of a whole process).
+DENIED_PRCTL = (67,)
 RWF_NOWAIT = 8  # preadv2: reads only what is cached, so it probes the shared page cache
 _INT = 0xFFFF_FFFF  # the bits of an int argument the kernel reads
 #: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
@@ -256,6 +259,8 @@ def seccomp_program() -> bytes | None:
         f.add_rule(sc.ERRNO(1), "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
         for advice in DENIED_MADVISE:
             f.add_rule(sc.ERRNO(1), "madvise", sc.Arg(2, sc.MASKED_EQ, _INT, advice))
+        for option in DENIED_PRCTL:
+            f.add_rule(sc.ERRNO(1), "prctl", sc.Arg(0, sc.MASKED_EQ, _INT, option))
         f.add_rule(sc.ERRNO(95), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))  # EOPNOTSUPP
         for family in DENIED_FAMILIES:
             f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))  # EAFNOSUPPORT
