@@ -195,8 +195,8 @@ def image(shown: Iterable[str], hidden: Iterable[str]) -> Path:
 
 
 def code_copy(root: Path, code: Path) -> Path:
-    """The copy in image ``root`` of a bot's folder ``code`` (made if missing, atomically; a
-    changed folder gets a new copy).
+    """The copy in image ``root`` of a bot's folder ``code``: ``ROOT/bots/DIGEST/<code's own
+    path>`` (made if missing, atomically; a changed folder gets a new copy).
 
     Raises:
         ImageError: it cannot be copied.
@@ -204,23 +204,23 @@ def code_copy(root: Path, code: Path) -> Path:
     folder = os.path.realpath(code)
     key = (str(root), folder, digest([folder]))
     if key not in _code_copies or not _code_copies[key].exists():  # (an image removed under us is made again)
-        dest = root / "bots" / key[2]
-        if not dest.exists():
+        home = root / "bots" / key[2]  # the copy sits at its own path below: the host can tell whose it is
+        if not Path(str(home) + folder).exists():
             tmp = root / "bots" / f".{key[2]}.{os.getpid()}.{threading.get_ident()}"
             try:
                 shutil.rmtree(tmp, ignore_errors=True)
                 (root / "bots").mkdir(mode=0o755, exist_ok=True)
                 _copy([folder], set(), tmp)
                 try:
-                    os.rename(str(tmp) + folder, dest)
+                    os.rename(tmp, home)
                 except OSError:
-                    if not dest.exists():  # else made meanwhile by another process
+                    if not Path(str(home) + folder).exists():  # else made meanwhile by another process
                         raise
             except OSError as e:
                 raise ImageError(f"cannot copy the bot's folder into the image: {e}") from e
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-        _code_copies[key] = dest
+        _code_copies[key] = Path(str(home) + folder)
     return _code_copies[key]
 
 

@@ -79,7 +79,7 @@ def _proc_info(pid: str) -> tuple[int, str, str, str] | None:
 
 
 def code_folder(pid: int | str) -> str:
-    """The host folder a sandboxed process's ``/arena/bot`` is bound from ("" if none):
+    """The host folder a sandboxed process's ``/arena/bot`` is a copy of ("" if none):
     a sandboxed bot's cwd is ``/arena/bot`` in its own mount namespace, so its
     ``/proc/PID/mountinfo`` tells which bot folder it runs."""
     try:
@@ -87,7 +87,10 @@ def code_folder(pid: int | str) -> str:
             for line in f:
                 fields = line.split()
                 if len(fields) > 4 and fields[4] == "/arena/bot":
-                    return fields[3].replace("\\040", " ")
+                    source = fields[3].replace("\\040", " ")
+                    # the image's copy (referee.image.code_copy): .../bots/DIGEST/<the folder's own path>
+                    copy = re.search(r"/belote-arena-images-\d+/[0-9a-f]+/bots/[0-9a-f]+(/.*)$", source)
+                    return copy.group(1) if copy else source
     except OSError:
         pass
     return ""
