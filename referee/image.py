@@ -205,21 +205,20 @@ def code_copy(root: Path, code: Path) -> Path:
     key = (str(root), folder, digest([folder]))
     if key not in _code_copies or not _code_copies[key].exists():  # (an image removed under us is made again)
         home = root / "bots" / key[2]  # the copy sits at its own path below: the host can tell whose it is
-        if not Path(str(home) + folder).exists():
-            tmp = root / "bots" / f".{key[2]}.{os.getpid()}.{threading.get_ident()}"
+        try:
+            (root / "bots").mkdir(mode=0o755, exist_ok=True)
+            lock = _lock(root / "bots" / f".{key[2]}.lock", fcntl.LOCK_EX)  # one copier at a time
             try:
-                shutil.rmtree(tmp, ignore_errors=True)
-                (root / "bots").mkdir(mode=0o755, exist_ok=True)
-                _copy([folder], set(), tmp)
-                try:
+                if not Path(str(home) + folder).exists():
+                    shutil.rmtree(home, ignore_errors=True)  # a copy of another layout (an older arena's)
+                    tmp = root / "bots" / f".{key[2]}.{os.getpid()}"
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    _copy([folder], set(), tmp)
                     os.rename(tmp, home)
-                except OSError:
-                    if not Path(str(home) + folder).exists():  # else made meanwhile by another process
-                        raise
-            except OSError as e:
-                raise ImageError(f"cannot copy the bot's folder into the image: {e}") from e
             finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+                os.close(lock)
+        except OSError as e:
+            raise ImageError(f"cannot copy the bot's folder into the image: {e}") from e
         _code_copies[key] = Path(str(home) + folder)
     return _code_copies[key]
 
