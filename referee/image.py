@@ -14,7 +14,8 @@ a read changes and a later process can time, whatever the schedule:
 * folder blocks and long symbolic links, evicted and read in like pages.
 
 A tmpfs has none of these: its files, folders and links live in memory with nothing to
-evict (no swap here; with swap, the files are also locked), and it forgets a failed
+evict (no swap here; with swap, the image's files are also locked, bots' copies not yet),
+and it forgets a failed
 lookup at once. So the shown folders are copied once into an image on ``/dev/shm``
 (:data:`ROOT`), named by a digest of what they hold (:func:`digest`: a changed file
 makes a new image), and each bot's code is copied in beside them before its first start.
@@ -131,7 +132,8 @@ def _copy(paths: Iterable[str], hidden: set[str], dest: Path) -> tuple[int, int]
 
 
 class Keeper:
-    """This process's image helper (:func:`image` and :func:`code_copy` keep one per process).
+    """This process's image helper (:func:`image` starts one per process, unless it found its
+    parent's image in :data:`ENV`).
 
     Raises:
         ImageError: from its methods, when the helper refuses or has ended.
