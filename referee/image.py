@@ -15,8 +15,7 @@ a read changes and a later process can time, whatever the schedule:
 
 A tmpfs has none of these: its files, folders and links live in memory with nothing to
 evict (no swap here; with swap, the image's files are also locked, bots' copies not yet),
-and it forgets a failed
-lookup at once. So the shown folders are copied once into an image on ``/dev/shm``
+and it forgets a failed lookup at once. So the shown folders are copied once into an image on ``/dev/shm``
 (:data:`ROOT`), named by a digest of what they hold (:func:`digest`: a changed file
 makes a new image), and each bot's code is copied in beside them before its first start.
 The sandbox binds the copies at the original paths (``referee.sandbox.bwrap_command``).
