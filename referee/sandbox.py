@@ -895,7 +895,9 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     for path in limits.writable:
         bind("--bind", os.path.realpath(path))
     bind("--ro-bind", str(code), CODE_DIR)
-    args += ["--chdir", CODE_DIR, "--clearenv"]
+    # the root itself (a tmpfs holding the folders made for the binds, /usr among them) read-only:
+    # nothing to write there, nor to fill memory with outside the private folders' sizes
+    args += ["--remount-ro", "/", "--chdir", CODE_DIR, "--clearenv"]
     for k, v in env.items():
         args += ["--setenv", k, v]
     if seccomp_fd is not None:

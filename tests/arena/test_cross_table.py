@@ -54,7 +54,7 @@ def hands(record) -> dict[int, frozenset[str]]:
     return {s: frozenset(v) for s, v in out.items()}
 
 
-def opponent_hands_received(out: Path, tables_by_match: dict[str, list]) -> tuple[int, int]:
+def opponent_hands_received(out: Path, tables_by_match: dict[str, list], min_cards: int = 1) -> tuple[int, int]:
     """(receptions of an opponent's hand, receptions in all) in the attack's logs under ``out``.
 
     Deal numbers tell where each end was (``referee.secret.deal_number``); the cards received are
@@ -62,7 +62,9 @@ def opponent_hands_received(out: Path, tables_by_match: dict[str, list]) -> tupl
     permutation) and compared with the hands of that board at the receiver's table: a leak is
     a hand of the receiver's opponents there (exactly: not by chance).  Receptions in a match
     not listed (the bots check at submission) are not counted; one without ``from_deal`` is
-    taken as from the other table of the receiver's board."""
+    taken as from the other table of the receiver's board.  A reception of fewer than
+    ``min_cards`` cards is not counted (a channel read through timing noise finds a card or
+    two by chance: one card lies in an opponent's hand one time in four)."""
     key = secret.bot_key(SEED)
     where = {secret.deal_number(key, mid, t.table, t.board): (mid, t.table, t.board)
              for mid, ts in tables_by_match.items() for t in ts}
@@ -87,6 +89,8 @@ def opponent_hands_received(out: Path, tables_by_match: dict[str, list]) -> tupl
                 if table == 2:
                     suit = perm[suit]
                 got.add(f"{rank}{suit + 1}")
+            if len(got) < min_cards:
+                continue
             total += 1
             there = seats[(mid, table, board)]
             leaks += any(got <= cards for s, cards in there.items() if s % 2 != e["seat"] % 2)

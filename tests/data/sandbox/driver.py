@@ -22,7 +22,9 @@ def main() -> None:
         print(json.dumps({"problem": support.problem}))
         return
     box = sandbox.Sandboxed(code, ["/usr/bin/python3", "attacks.py", port, escape], {"PATH": "/usr/bin"},
-                            sandbox.Limits(nproc=32, weak_limits=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            # image=False: its lib/ is a fresh copy each run, so an image would be built
+                            # (2.3 GB) every time; the image is tested as root (tests/arena/test_shared_caches.py)
+                            sandbox.Limits(nproc=32, weak_limits=True, image=False), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     p = box.process
     child = box.child_pid(time.monotonic() + 20)
     path = f"/proc/{child}/root/arena/work/s.sock"

@@ -51,7 +51,7 @@ def ticks(child: int) -> int:
 def freeze(code: Path) -> dict:
     (code / "spin.py").write_text("open('/arena/work/ready', 'w').close()\nwhile True:\n    pass\n")
     box = sandbox.Sandboxed(code, ["/usr/bin/python3", "spin.py"], {"PATH": "/usr/bin"},
-                            sandbox.Limits(weak_limits=True))
+                            sandbox.Limits(weak_limits=True, image=False))
     try:
         child = box.child_pid(time.monotonic() + 20)
         deadline = time.monotonic() + 20
@@ -82,11 +82,11 @@ def main() -> None:
     out = {"cgroups": sorted(sandbox.cgroup_folders())}
     try:
         sandbox.Sandboxed(code, ["/usr/bin/python3", "children.py"], {"PATH": "/usr/bin"},
-                          sandbox.Limits(memory_mib=300))
+                          sandbox.Limits(memory_mib=300, image=False))  # (as driver.py: no image per run)
         out["refused"] = None
     except sandbox.WeakLimitsError as e:
         out["refused"] = str(e)
-    limits = sandbox.Limits(memory_mib=300, weak_limits=True)
+    limits = sandbox.Limits(memory_mib=300, weak_limits=True, image=False)
     out["report"] = sandbox.report(limits)
     box = sandbox.Sandboxed(code, ["/usr/bin/python3", "children.py"], {"PATH": "/usr/bin"}, limits,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
