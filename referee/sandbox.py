@@ -26,9 +26,10 @@ What a bot process gets (:func:`bwrap_command`):
   socket families (``AF_VSOCK`` reaches the host);
 * **a minimal root**: the parts of ``/usr`` a runtime needs (and the ``/bin``,
   ``/lib*`` links), the few ``/etc`` files a dynamic linker needs, the interpreter
-  and the SDK packages (:func:`shown_paths`), all read-only and held in memory
-  before the bot starts (:func:`in_memory`: served from a tmpfs image, no cache shared); its own frozen code read-only at ``/arena/bot`` (the working
-  directory); a private folder ``/arena/work`` (``HOME``, where it listens),
+  and the SDK packages (:func:`shown_paths`), all read-only and served from an
+  image on a tmpfs (:func:`in_memory`: no cache of a disk shared between bots);
+  its own frozen code read-only at ``/arena/bot`` (the working directory), copied
+  into the image too; the root itself read-only; a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
   it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
   covered by static files of its own (:func:`proc_masks`);
