@@ -122,18 +122,12 @@ print(sum(int(line.split()[1]) for line in open("/proc/self/smaps") if line.star
 
 
 def _in_sandbox(code: Path, script: str, *args: str) -> str:
-    import subprocess
+    """The last line ``script`` (in ``code``) prints, run in a sandbox as a bot is."""
     import sys
 
-    from referee import sandbox
+    from tests.referee.test_sandbox_runtimes import _run
 
-    box = sandbox.Sandboxed(code, [sys.executable, script, *args], {"PATH": "/usr/bin"}, Limits(memory_mib=0),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
-    try:
-        out, _ = box.process.communicate(timeout=60)
-    finally:
-        box.release()
-    return out.strip().splitlines()[-1]
+    return _run(code, [sys.executable, script, *args], limits=Limits(memory_mib=0))[1].strip().splitlines()[-1]
 
 
 def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
