@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -88,12 +89,15 @@ def _entries(paths: Iterable[str], hidden: set[str]) -> Iterable[tuple[str, os.s
     stack = [p for p in paths if p not in hidden and os.path.lexists(p)]
     while stack:
         path = stack.pop()
-        st = os.lstat(path)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:  # removed meanwhile
+            continue
         yield path, st
-        if os.path.isdir(path) and not os.path.islink(path):
+        if stat.S_ISDIR(st.st_mode):
             try:
                 names = os.listdir(path)
-            except PermissionError:
+            except (PermissionError, FileNotFoundError):
                 continue
             stack.extend(p for p in (os.path.join(path, n) for n in names) if p not in hidden)
 
@@ -112,21 +116,25 @@ def _copy(paths: Iterable[str], hidden: set[str], dest: Path) -> tuple[int, int]
     files (modes and times kept, without set-uid bits) and links as links; devices, FIFOs and sockets are
     left out (nothing a runtime reads). Returns (files, bytes)."""
     files = size = 0
+    folders = []
     for path, st in sorted(_entries(paths, hidden)):
         target = str(dest) + path
         os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        if os.path.islink(path):
-            os.symlink(os.readlink(path), target)
-        elif os.path.isdir(path):
-            os.makedirs(target, mode=0o755, exist_ok=True)
-        elif os.path.isfile(path):
-            shutil.copyfile(path, target)
-            os.chmod(target, st.st_mode & 0o777)  # no set-uid copy of a program
-            os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # Python's .pyc files stay valid
-            files, size = files + 1, size + st.st_size
-    for path, st in _entries(paths, hidden):  # folders' modes last: a read-only folder was filled first
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(str(dest) + path, st.st_mode & 0o777)
+        try:
+            if stat.S_ISLNK(st.st_mode):
+                os.symlink(os.readlink(path), target)
+            elif stat.S_ISDIR(st.st_mode):
+                os.makedirs(target, mode=0o755, exist_ok=True)
+                folders.append((target, st.st_mode))
+            elif stat.S_ISREG(st.st_mode):
+                shutil.copyfile(path, target)
+                os.chmod(target, st.st_mode & 0o777)  # no set-uid copy of a program
+                os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # Python's .pyc files stay valid
+                files, size = files + 1, size + st.st_size
+        except FileNotFoundError:  # removed while we copied (a package upgraded): the next digest differs
+            continue
+    for target, mode in folders:  # folders' modes last: a read-only folder was filled first
+        os.chmod(target, mode & 0o777)
     return files, size
 
 
