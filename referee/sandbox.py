@@ -32,7 +32,8 @@ What a bot process gets (:func:`bwrap_command`):
   into the image too; the root itself read-only; a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
   it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
-  covered by static files of its own (:func:`proc_masks`);
+  covered by static files of its own (:func:`proc_masks`), and where nothing else
+  opens but a few files of its own process (:mod:`referee.landlock`);
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
   file size, open files, no core files; and, where the machine lets the arena
@@ -72,7 +73,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee import image
+from referee import image, landlock
 
 #: Inside the sandbox: the bot's frozen code (read-only, its working directory) and its private folder.
 CODE_DIR = "/arena/bot"
@@ -109,6 +110,8 @@ DENIED_SYSCALLS = (
     "io_setup", "io_submit",
     # madvise on a process's own memory by pid: every advice of DENIED_MADVISE again
     "process_madvise",
+    # moving pages between NUMA nodes refuses (or skips) pages another process maps: a map count again
+    "move_pages", "migrate_pages", "mbind",
 )
 #: A futex without FUTEX_PRIVATE_FLAG (128) is keyed by the file page it lies on: two sandboxes
 #: mapping the same read-only file wait and wake each other through it. Refused: a bot's threads
@@ -204,6 +207,10 @@ def unenforced(limits: Limits) -> list[str]:
     if limits.image and not image.can_hold():
         missing.append("the shared files held in memory (the machine swaps, and `ulimit -l` is limited: bots "
                        "could pass hidden cards through the page cache; run as root or with `ulimit -l unlimited`)")
+    if not landlock.abi():
+        missing.append("/proc read through an allow-list (no Landlock in this kernel, Linux ≥ 5.13 with "
+                       "CONFIG_SECURITY_LANDLOCK: partners could read how many processes map a page of a "
+                       "shared file in their own /proc/self/smaps, and signal through it)")
     return missing
 
 
@@ -837,7 +844,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         uid: the host uid to run as (root referee), or None for uid 65534 in a user namespace.
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
-        mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`); off for tests' controls only.
+        mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`) and let the bot read
+            nothing else there but a few files of its own (:mod:`referee.landlock`); off for tests' controls only.
         image_root: the in-memory image (:func:`in_memory`): each shown path is bound from its copy
             there (``code`` should then be the image's copy too); None binds the host's own files.
     """
@@ -870,7 +878,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
 
     # the private tmpfs folders first: a folder bound below /tmp (tests) then lands on top
     size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
-    args += ["--proc", "/proc", *(proc_masks(limits) if mask_proc else []), "--dev", "/dev"]
+    masks = proc_masks(limits) if mask_proc else []
+    args += ["--proc", "/proc", *masks, "--dev", "/dev"]
     made.add("/dev")
     for tmp in ("/tmp", "/dev/shm", WORK_DIR):
         dirs_for(tmp)
@@ -907,6 +916,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     if uid is not None:
         args += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    if mask_proc and landlock.abi():  # /proc as an allow-list: the masks, and a few files of its own
+        args += landlock.wrapper(os.path.realpath(sys.executable), masks[2::3])
     args += ["/usr/bin/prlimit", *prlimit_options(limits), "--", *command]
     return args
 

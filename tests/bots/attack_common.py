@@ -42,6 +42,23 @@ def check(rc: int, what: str) -> int:
     return rc
 
 
+def visible_pids() -> list[str]:
+    """The process ids this process sees in ``/proc``: listed, or found one by one where the
+    sandbox denies listing ``/proc`` (referee.landlock) — a ``stat`` is still allowed."""
+    try:
+        return [p for p in os.listdir("/proc") if p.isdigit()]
+    except PermissionError:
+        return [str(n) for n in range(1, 1 << 16) if os.path.isdir(f"/proc/{n}")]
+
+
+def own_threads() -> list[int]:
+    """This process's thread ids: listed from ``/proc/self/task``, or found one by one."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except PermissionError:
+        return [n for n in range(1, 1 << 16) if os.path.isdir(f"/proc/self/task/{n}")]
+
+
 def ipc_key(*parts: str) -> int:
     """A fixed System V IPC key for ``parts`` (both partners compute the same one)."""
     return (zlib.crc32("/".join(parts).encode()) & 0x3FFFFFFF) | 0x40000000

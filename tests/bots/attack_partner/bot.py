@@ -67,7 +67,7 @@ import threading  # noqa: E402
 
 import grpc  # noqa: E402
 
-from attack_common import TOKEN, Reporter, check, ipc_key, libc  # noqa: E402
+from attack_common import TOKEN, Reporter, check, ipc_key, libc, own_threads, visible_pids  # noqa: E402
 from belote_arena_sdk.proto import bot_pb2_grpc  # noqa: E402
 from belote_arena_sdk import Bot, pb, serve  # noqa: E402
 from belote_arena_sdk.cards import card_str  # noqa: E402
@@ -546,10 +546,10 @@ class PartnerBot(Bot):
         return self._verdict(raws, f"{len(raws)} messages of other seats received")
 
     def signal_channel(self) -> str:
-        own = {os.getpid(), *(int(t) for t in os.listdir("/proc/self/task"))}
-        for p in os.listdir("/proc"):  # own children
+        own = {os.getpid(), *own_threads()}
+        for p in visible_pids():  # own children
             try:
-                if p.isdigit() and int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]) in own:
+                if int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]) in own:
                     own.add(int(p))
             except (OSError, IndexError, ValueError):
                 continue

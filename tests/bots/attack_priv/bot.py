@@ -34,7 +34,7 @@ import subprocess
 import sys
 import sysconfig
 
-from attack_common import TOKEN, Reporter, check, libc, why
+from attack_common import TOKEN, Reporter, check, libc, own_threads, visible_pids, why
 from belote_arena_sdk import Bot, pb, serve
 
 MS_REMOUNT, MS_BIND = 32, 4096
@@ -60,14 +60,14 @@ def all_blocked(results: dict[str, str]) -> str:
 
 def others() -> list[int]:
     """Visible processes that are not this one, its threads or its children."""
-    own = {os.getpid(), *(int(t) for t in os.listdir("/proc/self/task"))}
+    own = {os.getpid(), *own_threads()}
     out = []
-    for p in os.listdir("/proc"):
-        if p.isdigit() and int(p) not in own:
+    for p in visible_pids():
+        if int(p) not in own:
             try:
                 ppid = int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
+            except (OSError, IndexError, ValueError):  # unreadable: not a child of ours, which we could read
+                ppid = None
             if ppid not in own:
                 out.append(int(p))
     return out

@@ -30,7 +30,7 @@ import os
 import re
 from itertools import permutations
 
-from attack_common import Reporter
+from attack_common import Reporter, visible_pids
 from rules import CARDS, DealState, get_ruleset, make_board
 from belote_arena_sdk import Bot, pb, serve
 from belote_arena_sdk.cards import card_str
@@ -67,9 +67,7 @@ class SeedBot(Bot):
                                     "proc-environ": set(), "files": set()}
         for k, v in os.environ.items():
             src["env"] |= numbers(f"{k}={v}")
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
+        for pid in visible_pids():
             for what in ("cmdline", "environ"):
                 try:
                     src[f"proc-{what}"] |= numbers(open(f"/proc/{pid}/{what}", "rb").read().decode("latin-1"))

@@ -28,8 +28,12 @@ def process_id() -> int:
 
 
 def visible_pids() -> list[int]:
-    """The processes this bot can see (its own PID namespace's, in the sandbox)."""
-    return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
+    """The processes this bot can see (its own PID namespace's, in the sandbox): listed, or
+    found one by one where listing /proc is denied (referee.landlock)."""
+    try:
+        return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
+    except PermissionError:
+        return [n for n in range(1, 1 << 16) if os.path.isdir(f"/proc/{n}")]
 
 
 class SpyBot(Bot):

@@ -134,6 +134,14 @@ def fork_bomb():
     return len(kids)
 
 
+def visible_pids() -> int:
+    """Processes this one sees in /proc: listed, or found one by one where listing is denied."""
+    try:
+        return len([d for d in os.listdir("/proc") if d.isdigit()])
+    except PermissionError:
+        return sum(os.path.isdir(f"/proc/{n}") for n in range(1, 1 << 16))
+
+
 def main() -> None:
     port, escape = int(sys.argv[1]), sys.argv[2]
     server = socket.socket(socket.AF_UNIX)
@@ -142,7 +150,7 @@ def main() -> None:
     report = {
         "uid": os.getuid(),
         "capabilities": [line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff")][0],
-        "visible_pids": len([d for d in os.listdir("/proc") if d.isdigit()]),
+        "visible_pids": visible_pids(),
         "remount": remount(),
         "new_user_namespace": new_user_namespace(),
         "join_namespace": attempt(join_namespace),
