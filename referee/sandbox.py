@@ -33,7 +33,7 @@ What a bot process gets (:func:`bwrap_command`):
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
   it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
   covered by static files of its own (:func:`proc_masks`), and where nothing else
-  opens but a few files of its own process (:mod:`referee.landlock`);
+  opens but a few files of its own process (:mod:`referee.inside`);
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
   file size, open files, no core files; and, where the machine lets the arena
@@ -73,7 +73,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee import image, landlock
+from referee import image, inside
 
 #: Inside the sandbox: the bot's frozen code (read-only, its working directory) and its private folder.
 CODE_DIR = "/arena/bot"
@@ -207,10 +207,13 @@ def unenforced(limits: Limits) -> list[str]:
     if limits.image and not image.can_hold():
         missing.append("the shared files held in memory (the machine swaps, and `ulimit -l` is limited: bots "
                        "could pass hidden cards through the page cache; run as root or with `ulimit -l unlimited`)")
-    if not landlock.abi():
+    if not inside.abi():
         missing.append("/proc read through an allow-list (no Landlock in this kernel, Linux ≥ 5.13 with "
                        "CONFIG_SECURITY_LANDLOCK: partners could read how many processes map a page of a "
                        "shared file in their own /proc/self/smaps, and signal through it)")
+    if not inside.sysinfo_supported():
+        missing.append(f"sysinfo(2) answered with the bot's own figures (not on {os.uname().machine}: "
+                       "bots see the machine's load, free memory and thread count)")
     return missing
 
 
@@ -814,14 +817,18 @@ def _proc_mask_folder(cpus: int, memory_kib: int) -> str:
     return str(folder)
 
 
+def _memory_kib(limits: Limits) -> int:
+    """The memory a bot is shown (``/proc/meminfo``, ``sysinfo(2)``), KiB: its limit, else the machine's."""
+    if limits.memory_mib:
+        return limits.memory_mib * 1024
+    return next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal:"))
+
+
 def proc_masks(limits: Limits) -> list[str]:
     """bwrap options that cover the host-wide counters of the sandbox's ``/proc``
     (:data:`PROC_MADE`, :data:`PROC_EMPTY`, :data:`PROC_EMPTY_DIRS`; those this kernel has)
     with static files: ``--ro-bind SRC /proc/NAME`` each, after ``--proc``."""
-    memory_kib = limits.memory_mib * 1024
-    if not memory_kib:
-        memory_kib = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal:"))
-    folder = _proc_mask_folder(bot_cpu_count(limits), memory_kib)
+    folder = _proc_mask_folder(bot_cpu_count(limits), _memory_kib(limits))
     args = []
     for names, src in ((PROC_MADE, None), (PROC_EMPTY, "empty"), (PROC_EMPTY_DIRS, "empty.d")):
         for name in names:
@@ -845,7 +852,7 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
         mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`) and let the bot read
-            nothing else there but a few files of its own (:mod:`referee.landlock`); off for tests' controls only.
+            nothing else there but a few files of its own (:mod:`referee.inside`); off for tests' controls only.
         image_root: the in-memory image (:func:`in_memory`): each shown path is bound from its copy
             there (``code`` should then be the image's copy too); None binds the host's own files.
     """
@@ -916,8 +923,10 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     if uid is not None:
         args += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-    if mask_proc and landlock.abi():  # /proc as an allow-list: the masks, and a few files of its own
-        args += landlock.wrapper(os.path.realpath(sys.executable), masks[2::3])
+    if mask_proc and (inside.abi() or inside.sysinfo_supported()):
+        # /proc as an allow-list (the masks, a few files of its own) and sysinfo(2) of its own
+        args += inside.wrapper(os.path.realpath(sys.executable), masks[2::3], landlock=bool(inside.abi()),
+                               memory_bytes=_memory_kib(limits) * 1024 if inside.sysinfo_supported() else 0)
     args += ["/usr/bin/prlimit", *prlimit_options(limits), "--", *command]
     return args
 

@@ -121,19 +121,22 @@ print(sum(int(line.split()[1]) for line in open("/proc/self/smaps") if line.star
 """
 
 
-def _in_sandbox(code: Path, script: str, *args: str) -> str:
-    """The last line ``script`` (in ``code``) prints, run in a sandbox as a bot is."""
+def _in_sandbox(code: Path, script: str, *args: str, proc_rules: bool = True) -> str:
+    """The last line ``script`` (in ``code``) prints, run in a sandbox as a bot is (``proc_rules``
+    False: without the /proc allow-list, which denies reading ``smaps``)."""
     import sys
 
     from tests.referee.test_sandbox_runtimes import _run
 
-    return _run(code, [sys.executable, script, *args], limits=Limits(memory_mib=0))[1].strip().splitlines()[-1]
+    return _run(code, [sys.executable, script, *args], limits=Limits(memory_mib=0),
+                mask=proc_rules)[1].strip().splitlines()[-1]
 
 
 def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
     """Red team 6: a range of a file of the image made a huge page by one process (madvise's
-    MADV_HUGEPAGE, MADV_COLLAPSE, or process_madvise) shows in a later process's smaps: refused.
-    Control: the same range collapsed from outside the sandbox is seen by the reader."""
+    MADV_HUGEPAGE, MADV_COLLAPSE, or process_madvise) shows in a later process's smaps: refused,
+    as seen by a reader allowed its smaps.  Control: the same range collapsed from outside the
+    sandbox is seen by that reader."""
     from referee import sandbox
 
     code = tmp_path / "code"
@@ -144,12 +147,14 @@ def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
     (code / "read.py").write_text(READ)  # one folder, one copy of it in the image, for both
     writer = _in_sandbox(code, "collapse.py", "pool.bin")
     assert writer == "['Operation not permitted', 'Operation not permitted', 'Operation not permitted']", writer
-    assert _in_sandbox(code, "read.py", "pool.bin") == "0"
+    # a reader that may read its smaps (bots may not: referee.inside) sees no huge page
+    assert _in_sandbox(code, "read.py", "pool.bin", proc_rules=False) == "0"
+    assert "PermissionError" in _in_sandbox(code, "read.py", "pool.bin")  # and a bot cannot even look
     # the control: the image's copy of the folder collapsed from the host, where nothing refuses it
     _, copy = sandbox.in_memory(code)
     host = _in_host(copy / "pool.bin")
     assert host is True, host
-    assert _in_sandbox(code, "read.py", "pool.bin") == "2048"
+    assert _in_sandbox(code, "read.py", "pool.bin", proc_rules=False) == "2048"
 
 
 def _in_host(path: Path):

@@ -44,7 +44,7 @@ def check(rc: int, what: str) -> int:
 
 def visible_pids() -> list[str]:
     """The process ids this process sees in ``/proc``: listed, or found one by one where the
-    sandbox denies listing ``/proc`` (referee.landlock) — a ``stat`` is still allowed."""
+    sandbox denies listing ``/proc`` (referee.inside) — a ``stat`` is still allowed."""
     try:
         return [p for p in os.listdir("/proc") if p.isdigit()]
     except PermissionError:

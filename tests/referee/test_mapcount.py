@@ -4,7 +4,7 @@ Two processes that map the same page of a file change its map count, and each co
 it in its own ``/proc/self`` (``pagemap``'s "exclusive" bit, ``smaps``' ``Shared_*``,
 ``numa_maps``' ``mapmax``).  Partners are alive together for a whole deal, and both bots'
 folders are one copy in the image: a seat could keep its cards mapped as pages for its partner
-to read (red team 7: 24 of 24 partner hands).  referee.landlock lets a sandbox read only a
+to read (red team 7: 24 of 24 partner hands).  referee.inside lets a sandbox read only a
 few files of ``/proc``, none of which counts another process's use of a page.
 
 By attack: a sender sandbox keeps mapped the pages of its folder's ``pool.bin`` whose bits are

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -104,3 +105,53 @@ def test_the_masks_cover_the_counters_found_by_the_probe():
     args = sandbox.proc_masks(Limits())
     dests = args[2::3]
     assert all(d.startswith("/proc/") for d in dests) and "/proc/stat" in dests and "/proc/sys" in dests
+
+
+HELD_THREADS, HELD_MIB = 150, 256
+
+
+@pytest.mark.guard(120)
+@pytest.mark.parametrize("mask", [True, False], ids=["sandbox", "control"])
+def test_sysinfo_carries_no_bit_between_sandboxes(tmp_path, mask):
+    """``sysinfo(2)`` answers with the bot's own figures (referee.inside): a sender sandbox
+    holding 150 threads and 256 MiB (alive and idle, as a frozen partner) in every slot whose
+    bit is 1 moves nothing the receiver reads — its memory limit, all free, one process, no
+    load.  The control, the receiver without the wrapper, sees the machine's thread count rise
+    by more than half the threads held, on average over the slots of 1 against those of 0
+    (every other process of the machine moves it too, and frees or takes memory by hundreds
+    of MiB on a loaded machine)."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    shutil.copy(REPO / "tests" / "data" / "sandbox" / "sysinfo.py", folder / "sysinfo.py")
+
+    def box(proc_rules: bool, limits: Limits) -> sandbox.Sandboxed:
+        return sandbox.Sandboxed(folder, ["/usr/bin/python3", "sysinfo.py"], {"PATH": "/usr/bin"}, limits,
+                                 mask_proc=proc_rules, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                 bufsize=1)
+
+    receiver = box(mask, Limits())
+    sender = box(True, Limits(nproc=HELD_THREADS + 64, memory_mib=HELD_MIB + 2048))  # threads reserve address space
+    slots = []
+    try:
+        for bit in BITS:
+            before = json.loads(_ask(receiver, "read"))
+            if bit:
+                assert json.loads(_ask(sender, f"hold {HELD_THREADS} {HELD_MIB}")) == {"held": HELD_THREADS}
+            during = json.loads(_ask(receiver, "read"))
+            if bit:
+                assert json.loads(_ask(sender, "release")) == {"released": True}
+            slots.append((bit, before, during))
+    finally:
+        for b in (receiver, sender):
+            b.process.kill()
+            b.process.wait()
+            b.release()
+    if mask:
+        own = {"rc": 0, "loads": [0, 0, 0], "totalram": Limits().memory_mib << 20,
+               "freeram": Limits().memory_mib << 20, "procs": 1}
+        for _, before, during in slots:
+            assert {k: before[k] for k in own} == own == {k: during[k] for k in own}, slots
+    else:
+        rises = {b: [during["procs"] - before["procs"] for bit, before, during in slots if bit == b] for b in (0, 1)}
+        assert statistics.mean(rises[1]) - statistics.mean(rises[0]) > HELD_THREADS / 2, rises

@@ -29,7 +29,7 @@ def process_id() -> int:
 
 def visible_pids() -> list[int]:
     """The processes this bot can see (its own PID namespace's, in the sandbox): listed, or
-    found one by one where listing /proc is denied (referee.landlock)."""
+    found one by one where listing /proc is denied (referee.inside)."""
     try:
         return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
     except PermissionError:

@@ -1,10 +1,11 @@
-"""The cost of ``/proc`` as an allow-list (issue 19, red team 7): a sandbox's start with the
-Landlock wrapper (``referee.landlock``, one more interpreter start) against one without.
+"""The cost of what runs inside a sandbox before the bot (issue 19, red team 7): a sandbox's
+start with ``referee.inside`` (``/proc`` as an allow-list, the ``sysinfo(2)`` supervisor: one
+more interpreter start) against one without.
 
-Run: ``python bench/landlock_bench.py [--starts N]``.
+Run: ``python bench/inside_bench.py [--starts N]``.
 
 Starts a sandbox running ``/usr/bin/true`` until it exits, with the sandbox as bots get it
-and with ``mask_proc=False`` (no masks, no Landlock: the tests' controls), alternating,
+and with ``mask_proc=False`` (no masks, no wrapper: the tests' controls), alternating,
 ``--starts`` of each; prints the medians and their ratio (compare figures of one run: the
 machine's other load shows in all of them).
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee import landlock, sandbox  # noqa: E402
+from referee import inside, sandbox  # noqa: E402
 
 
 def start_once(code: Path, rules: bool) -> float:
@@ -41,7 +42,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--starts", type=int, default=20, help="starts of each kind (default 20)")
     args = p.parse_args()
-    if not landlock.abi():
+    if not inside.abi():
         raise SystemExit("no Landlock in this kernel: nothing to measure")
     with tempfile.TemporaryDirectory() as tmp:
         code = Path(tmp)
@@ -52,8 +53,8 @@ def main() -> None:
             for rules in (True, False):
                 times[rules].append(start_once(code, rules))
     with_, without = (statistics.median(times[k]) * 1000 for k in (True, False))
-    print(f"Landlock ABI {landlock.abi()}; sandbox start until exit, median of {args.starts}:")
-    print(f"  with the /proc allow-list: {with_:.1f} ms; without: {without:.1f} ms; ratio {with_ / without:.2f}x")
+    print(f"Landlock ABI {inside.abi()}; sandbox start until exit, median of {args.starts}:")
+    print(f"  with referee.inside: {with_:.1f} ms; without: {without:.1f} ms; ratio {with_ / without:.2f}x")
 
 
 if __name__ == "__main__":
