@@ -163,4 +163,4 @@ def test_fuzzed_answers_are_actions_or_faults_and_never_raise(fuzz_server, monke
     allowed = {FaultKind.MALFORMED, FaultKind.WRONG_KIND, FaultKind.ILLEGAL, FaultKind.BOT_ERROR,
                FaultKind.CONNECTION}
     assert len(results) == 1 and all(f.kind in allowed for f in results[0].faults), results[0].faults
-    assert_replays(results)
+    assert_replays(results, dealt=(5, False))

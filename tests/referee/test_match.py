@@ -22,7 +22,7 @@ from arena.play.schedule import suit_permutation
 from referee.botproc import BotClient, Limits
 from referee.match import DuplicateMatch, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
-from referee.rules import RULESETS, Card, DealState, make_board, replay
+from referee.rules import RULESETS, Card, DealState, make_board, relabel, replay
 
 from .botkit import bot_processes, deals, entrant, install_call_log, leftover_processes
 from .spylog import read_spy_logs
@@ -52,12 +52,21 @@ def decisions_of(result: BoardPairResult, key: str) -> list:
     return [d for t in result.tables for d in t.decisions if seat_entrant(result, t.table, d.seat) == key]
 
 
-def assert_replays(results: list[BoardPairResult]) -> None:
+def assert_replays(results: list[BoardPairResult], *, dealt: tuple[int, bool] = (BOARD_SEED, True)) -> None:
     """Every table's record (fallback actions included) replays under the rules to the same
     score, and every faulted decision's recorded action is the documented fallback: the
-    first legal action in the engine's order (docs/PROTOCOL.md §3, referee/match.py)."""
+    first legal action in the engine's order (docs/PROTOCOL.md §3, referee/match.py).
+    Each table was dealt its board (``dealt``: the boards' seed, and whether table 2's suits
+    were renamed; :func:`play`'s by default): table 1 as dealt, table 2 with its suits renamed
+    by the board's permutation (RULES.md §8), which is never the identity."""
+    seed, renamed = dealt
     for r in results:
         for t in r.tables:
+            board = make_board(seed, r.board, t.record.ruleset.seats)
+            permutation = suit_permutation(seed, r.board) if renamed else (0, 1, 2, 3)
+            assert permutation != (0, 1, 2, 3) or not renamed
+            deck = board.deck if t.table == 1 or not renamed else relabel(board.deck, permutation)
+            assert t.record.deck == deck, (r.board, t.table)
             state = replay(t.record)
             assert state.outcome().score == t.outcome.score, (r.board, t.table)
             assert [d.fault for d in t.decisions].count(None) == len(t.decisions) - len(t.faults)
