@@ -21,7 +21,10 @@ Legal cards mirror :meth:`referee.rules.deal.DealState.legal_card_mask` (RULES.m
 every node of thousands of endgames.
 
 This module holds only numeric code (numpy arrays and integers); :mod:`.solver` builds
-its inputs from the rules engine.
+its inputs from the rules engine. Each recursive call passes three arrays (numba copies an
+array's descriptor per argument, so they are packed): ``tab`` the per-card tables,
+``tt`` the transposition table, ``ws`` the workspace (rules, hands, the trick's cards,
+counters, the history heuristic, the move-ordering buffers).
 """
 
 from __future__ import annotations
@@ -29,7 +32,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# --- the rules array: int64[9] ------------------------------------------------------
+# --- tab: int64[3, 32], per card (RULES.md §2 for the trump mode) ----------------------
+T_STRENGTH = 0       # strength within its suit's order (higher wins)
+T_POINTS = 1         # card points
+T_ABOVE = 2          # mask of the same suit's stronger cards
+
+# --- ws: the int64 workspace -----------------------------------------------------------
 R_SEATS = 0          # 4, or 2 (two-player)
 R_TRUMP = 1          # the trump suit 0..3, or -1 (all-trumps, no-trumps)
 R_MONTER = 2         # bit per suit whose lead obliges a higher card (§5.1 monter)
@@ -38,23 +46,36 @@ R_UNDERTRUMP = 4     # void, only lower trumps: must still trump (pisser, §5.3)
 R_VS_OPPONENT = 5    # the trump obligation only when an opponent is master (§5.2)
 R_DIX = 6            # dix de der, points
 R_CAPOT_HALF = 7     # half the capot bonus, points (45; 0 in two-player)
-R_RULES_LEN = 9
+W_HANDS = 10         # 4 hands (card masks)
+W_TRICK = 14         # the trick's cards in play order
+W_NODES = 18         # nodes searched
+W_DEPTH = 19         # plies from the root (indexes the ordering buffers)
+W_GEN = 20           # the transposition table's generation (one per deal)
+W_HIST = 32          # history heuristic: [seat * 32 + card]
+W_BUF = 160          # ordering buffers: per ply, pairs (card, score)
+BUF_STRIDE = 24
+WS_LEN = W_BUF + 40 * BUF_STRIDE
 
 TT_BITS = 20
 TT_SIZE = 1 << TT_BITS
-NO_CARD = -1
-ZERO = np.int64(0)
-NONE = np.int64(-1)
 INF = 1 << 20
+ZERO = np.int64(0)   # typed constants for recursive calls (numba's cache needs them)
+NONE = np.int64(-1)
+_OFF = 1 << 20       # a packed bound is value + _OFF in 22 bits
+_M22 = (1 << 22) - 1
 
 #: capot state: 0 no trick taken yet, 1 NS has taken every trick so far, 2 EW has, 3 neither.
 _CAPOT_AFTER = np.array([[1, 2], [1, 3], [3, 2], [3, 3]], dtype=np.int64)
 
 
-def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A fresh transposition table: keys, lower bounds, upper bounds, best lead card."""
-    return (np.zeros(TT_SIZE, np.int64), np.zeros(TT_SIZE, np.int32), np.zeros(TT_SIZE, np.int32),
-            np.zeros(TT_SIZE, np.int8))
+def new_table() -> np.ndarray:
+    """A fresh transposition table: per slot the key and the packed lower bound, upper bound
+    and best lead card."""
+    return np.zeros((TT_SIZE, 2), np.int64)
+
+
+def new_workspace() -> np.ndarray:
+    return np.zeros(WS_LEN, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -78,128 +99,127 @@ def _bit_index(b):
     return i
 
 
-@njit(cache=True)
-def legal_mask(hands, rules, strength, above, seat, ntrick, led, best, best_seat):
+@njit("i8(i8[:, :], i8[:], i8, i8, i8, i8, i8)", cache=True)
+def legal_mask(tab, ws, seat, ntrick, led, best, best_seat):
     """The cards ``seat`` may play: RULES.md §5 rules 1–4 (§7 "Play" for two players)."""
-    hand = hands[seat]
+    hand = ws[W_HANDS + seat]
     if ntrick == 0:
         return hand
     follow = hand & (np.int64(0xFF) << (8 * led))
     if follow:
-        if (rules[R_MONTER] >> led) & 1 and (best >> 3) == led:
-            higher = follow & above[best]
+        if (ws[R_MONTER] >> led) & 1 and (best >> 3) == led:
+            higher = follow & tab[T_ABOVE, best]
             if higher:
                 return higher
         return follow
-    trump = rules[R_TRUMP]
+    trump = ws[R_TRUMP]
     if trump < 0:
         return hand
-    if rules[R_VS_OPPONENT] and (best_seat - seat) % 2 == 0:
+    if ws[R_VS_OPPONENT] and (best_seat - seat) % 2 == 0:
         return hand
     trumps = hand & (np.int64(0xFF) << (8 * trump))
     if not trumps:
         return hand
-    if not rules[R_OVERTRUMP]:
+    if not ws[R_OVERTRUMP]:
         return trumps
     if (best >> 3) == trump:
-        higher = trumps & above[best]
+        higher = trumps & tab[T_ABOVE, best]
     else:
         higher = trumps
     if higher:
         return higher
-    if rules[R_UNDERTRUMP]:
+    if ws[R_UNDERTRUMP]:
         return trumps
     return hand
 
 
 @njit(cache=True, inline="always")
-def _beats(card, best, strength, trump):
+def _beats(card, best, tab, trump):
     if (card >> 3) == (best >> 3):
-        return strength[card] > strength[best]
+        return tab[T_STRENGTH, card] > tab[T_STRENGTH, best]
     return (card >> 3) == trump
 
 
 @njit(cache=True, inline="always")
-def _end_value(pts, team, capot, rules):
+def _end_value(pts, team, capot, ws):
     # NS's points from the last trick (worth ``pts`` with the dix de der), with the capot's half bonus
     cap = _CAPOT_AFTER[capot, team]
     v = pts if team == 0 else 0
     if cap == 1:
-        v += rules[R_CAPOT_HALF]
+        v += ws[R_CAPOT_HALF]
     elif cap == 2:
-        v -= rules[R_CAPOT_HALF]
+        v -= ws[R_CAPOT_HALF]
     return v
 
 
 @njit(cache=True)
-def _last_trick(hands, rules, strength, points, leader, capot):
+def _last_trick(tab, ws, leader, capot):
     """The forced last trick from its lead: NS's points with the dix de der and capot."""
-    n = rules[R_SEATS]
-    trump = rules[R_TRUMP]
-    best = _bit_index(hands[leader])
+    n = ws[R_SEATS]
+    trump = ws[R_TRUMP]
+    best = _bit_index(ws[W_HANDS + leader])
     best_seat = leader
-    pts = points[best]
+    pts = tab[T_POINTS, best]
     for k in range(1, n):
         s = (leader + k) % n
-        c = _bit_index(hands[s])
-        pts += points[c]
-        if _beats(c, best, strength, trump):
+        c = _bit_index(ws[W_HANDS + s])
+        pts += tab[T_POINTS, c]
+        if _beats(c, best, tab, trump):
             best, best_seat = c, s
-    return _end_value(pts + rules[R_DIX], best_seat & 1, capot, rules)
+    return _end_value(pts + ws[R_DIX], best_seat & 1, capot, ws)
 
 
-#: numba signatures: the position's 20 arguments, then each function's own
-_POSITION = ("i8[:], i8[:], i8[:], i8[:], i8[:], i8[:], i4[:], i4[:], i1[:], i8, i8[:], "
-             "i8, i8, i8, i8, i8, i8, i8, i8, i8, ")
-_SIG = _POSITION + "i8, i8, i8[:, :], i8[:]"
+#: numba signatures: the three arrays, then the position's scalars
+_POSITION = "i8[:, :], i8[:, :], i8[:], i8, i8, i8, i8, i8, i8, i8, i8, i8, "
 
 
-@njit("i8(" + _SIG + ")", cache=True)
-def search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick, ntrick, leader,
-           led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, alpha, beta, buf, stats):
+@njit("i8(" + _POSITION + "i8, i8)", cache=True)
+def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, alpha, beta):
     """NS's future trick points from this position, fail-soft within ``(alpha, beta)``.
 
-    ``trick[:ntrick]`` are the cards of the trick in progress (``led`` its suit, ``best``
-    and ``best_seat`` its master, ``trick_pts`` their points), ``rem_pts`` the points of
-    the cards still held, ``tricks_left`` counts the trick in progress.
+    ``ws[W_TRICK:][:ntrick]`` are the cards of the trick in progress (``led`` its suit,
+    ``best`` and ``best_seat`` its master, ``trick_pts`` their points), ``rem_pts`` the
+    points of the cards still held, ``tricks_left`` counts the trick in progress.
     """
-    n = rules[R_SEATS]
-    stats[0] += 1
+    n = ws[R_SEATS]
+    ws[W_NODES] += 1
     key = np.int64(0)
     slot = -1
     tt_card = -1
+    rem_all = np.int64(0)
+    for s in range(n):
+        rem_all |= ws[W_HANDS + s]
     if ntrick == 0:
         if tricks_left == 1:
-            return _last_trick(hands, rules, strength, points, leader, capot)
-        hi_b = rem_pts + rules[R_DIX]
+            return _last_trick(tab, ws, leader, capot)
+        hi_b = rem_pts + ws[R_DIX]
         lo_b = 0
         if capot <= 1:
-            hi_b += rules[R_CAPOT_HALF]
+            hi_b += ws[R_CAPOT_HALF]
         if capot == 0 or capot == 2:
-            lo_b -= rules[R_CAPOT_HALF]
+            lo_b -= ws[R_CAPOT_HALF]
         if hi_b <= alpha:
             return hi_b
         if lo_b >= beta:
             return lo_b
-        rem = np.int64(0)
-        for s in range(n):
-            rem |= hands[s]
-        key = rem | (np.int64(leader) << 32) | (np.int64(capot) << 34) | (np.int64(gen) << 36)
+        gen = ws[W_GEN]
+        key = rem_all | (np.int64(leader) << 32) | (np.int64(capot) << 34) | (gen << 36)
         h = ((key * np.int64(0x9E3779B97F4A7C15)) >> 40) & (TT_SIZE - 1)
         for probe in range(4):
             j = (h + probe) & (TT_SIZE - 1)
-            if tt_keys[j] == key:
+            if tt[j, 0] == key:
                 slot = j
                 break
-            if tt_keys[j] == 0 or (tt_keys[j] >> 36) != gen:
+            if tt[j, 0] == 0 or (tt[j, 0] >> 36) != gen:
                 if slot < 0:
                     slot = j
                 break
         if slot < 0:
             slot = h
-        if tt_keys[slot] == key:
-            lo = tt_lo[slot]
-            hi = tt_hi[slot]
+        if tt[slot, 0] == key:
+            packed = tt[slot, 1]
+            lo = (packed & _M22) - _OFF
+            hi = ((packed >> 22) & _M22) - _OFF
             if lo >= beta:
                 return lo
             if hi <= alpha:
@@ -210,99 +230,93 @@ def search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move
                 alpha = lo
             if hi < beta:
                 beta = hi
-            tt_card = tt_move[slot]
+            tt_card = (packed >> 44) - 1
         else:
-            tt_keys[slot] = key
-            tt_lo[slot] = -INF
-            tt_hi[slot] = INF
-            tt_move[slot] = -1
+            tt[slot, 0] = key
+            tt[slot, 1] = (np.int64(0) << 44) | (np.int64(INF + _OFF) << 22) | np.int64(-INF + _OFF)
     a0 = alpha
     b0 = beta
     seat = (leader + ntrick) % n
-    trump = rules[R_TRUMP]
-    legal = legal_mask(hands, rules, strength, above, seat, ntrick, led, best, best_seat)
-    # order the legal cards: a score per card, then insertion sort (best first)
-    depth = stats[1]
-    m = 0
-    rem_all = np.int64(0)
-    for s in range(n):
-        rem_all |= hands[s]
+    trump = ws[R_TRUMP]
+    legal = legal_mask(tab, ws, seat, ntrick, led, best, best_seat)
+    hand = ws[W_HANDS + seat]
     # cards of other hands or of this trick: two of this hand's legal cards of one suit and
     # the same points with none of those between them in strength are equivalent (one is tried)
-    others = rem_all & ~hands[seat]
+    others = rem_all & ~hand
     for i in range(ntrick):
-        others |= np.int64(1) << trick[i]
+        others |= np.int64(1) << ws[W_TRICK + i]
     partner_master = ntrick > 0 and ((best_seat - seat) & 1) == 0
+    depth = ws[W_DEPTH]
+    base = W_BUF + depth * BUF_STRIDE
+    m = 0
     x = legal
     while x:
         low = x & -x
         x ^= low
         c = _bit_index(low)
-        y = legal & above[c] & ~low
+        y = legal & tab[T_ABOVE, c] & ~low
         twin = False
         while y:
             dl = y & -y
             y ^= dl
             d = _bit_index(dl)
-            if points[d] == points[c] and (above[c] & ~above[d] & ~dl & others) == 0:
+            if tab[T_POINTS, d] == tab[T_POINTS, c] and (tab[T_ABOVE, c] & ~tab[T_ABOVE, d] & ~dl & others) == 0:
                 twin = True
                 break
         if twin:
             continue
+        pc = tab[T_POINTS, c]
         if c == tt_card:
             sc = 100000
         elif ntrick == 0:
-            if (above[c] & others) == 0:
-                sc = 100 + points[c]
+            if (tab[T_ABOVE, c] & others) == 0:
+                sc = 100 + pc
             else:
-                sc = -points[c] - 4 * strength[c]
-        elif _beats(c, best, strength, trump) and not partner_master:
-            sc = 60 + points[c] - strength[c] if ntrick == n - 1 else 40 + strength[c]
-        elif _beats(c, best, strength, trump):
-            sc = -20 - points[c]
+                sc = -pc - 4 * tab[T_STRENGTH, c]
+        elif _beats(c, best, tab, trump) and not partner_master:
+            sc = 60 + pc - tab[T_STRENGTH, c] if ntrick == n - 1 else 40 + tab[T_STRENGTH, c]
+        elif _beats(c, best, tab, trump):
+            sc = -20 - pc
         elif partner_master:
-            sc = points[c]
+            sc = pc
         else:
-            sc = -points[c] - strength[c]
-        sc = sc * 4096 + min(stats[2 + 32 * seat + c], 4095)
+            sc = -pc - tab[T_STRENGTH, c]
+        sc = sc * 4096 + min(ws[W_HIST + 32 * seat + c], 4095)
         k = m
-        while k > 0 and buf[depth, 2 * (k - 1) + 1] < sc:
-            buf[depth, 2 * k] = buf[depth, 2 * (k - 1)]
-            buf[depth, 2 * k + 1] = buf[depth, 2 * (k - 1) + 1]
+        while k > 0 and ws[base + 2 * (k - 1) + 1] < sc:
+            ws[base + 2 * k] = ws[base + 2 * (k - 1)]
+            ws[base + 2 * k + 1] = ws[base + 2 * (k - 1) + 1]
             k -= 1
-        buf[depth, 2 * k] = c
-        buf[depth, 2 * k + 1] = sc
+        ws[base + 2 * k] = c
+        ws[base + 2 * k + 1] = sc
         m += 1
     maximize = (seat & 1) == 0
     g = -INF if maximize else INF
     best_card = -1
-    stats[1] = depth + 1
+    ws[W_DEPTH] = depth + 1
     for i in range(m):
-        c = buf[depth, 2 * i]
+        c = ws[base + 2 * i]
         bit = np.int64(1) << c
-        hands[seat] ^= bit
-        trick[ntrick] = c
+        ws[W_HANDS + seat] = hand ^ bit
+        ws[W_TRICK + ntrick] = c
         if ntrick == 0:
             nled, nbest, nseat = c >> 3, c, seat
-        elif _beats(c, best, strength, trump):
+        elif _beats(c, best, tab, trump):
             nled, nbest, nseat = led, c, seat
         else:
             nled, nbest, nseat = led, best, best_seat
-        tp = trick_pts + points[c]
+        tp = trick_pts + tab[T_POINTS, c]
         if ntrick + 1 == n and tricks_left == 1:
-            team = nseat & 1
-            v = _end_value(tp + rules[R_DIX], team, capot, rules)
+            v = _end_value(tp + ws[R_DIX], nseat & 1, capot, ws)
         elif ntrick + 1 == n:
             team = nseat & 1
             ns = tp if team == 0 else 0
-            v = ns + search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick, ZERO,
-                            nseat, NONE, ZERO, ZERO, ZERO, rem_pts - points[c], _CAPOT_AFTER[capot, team], tricks_left - 1,
-                            alpha - ns, beta - ns, buf, stats)
+            v = ns + search(tab, tt, ws, ZERO, nseat, NONE, ZERO, ZERO, ZERO, rem_pts - tab[T_POINTS, c], _CAPOT_AFTER[capot, team],
+                            tricks_left - 1, alpha - ns, beta - ns)
         else:
-            v = search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick,
-                       ntrick + 1, leader, nled, nbest, nseat, tp, rem_pts - points[c], capot, tricks_left, alpha,
-                       beta, buf, stats)
-        hands[seat] ^= bit
+            v = search(tab, tt, ws, ntrick + 1, leader, nled, nbest, nseat, tp, rem_pts - tab[T_POINTS, c], capot,
+                       tricks_left, alpha, beta)
+        ws[W_HANDS + seat] = hand
         if maximize:
             if v > g:
                 g = v
@@ -319,27 +333,31 @@ def search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move
                 beta = g
             if g <= alpha:
                 break
-    stats[1] = depth
+    ws[W_DEPTH] = depth
     if best_card >= 0:
-        stats[2 + 32 * seat + best_card] += tricks_left * tricks_left
-    if slot >= 0 and tt_keys[slot] == key:
+        ws[W_HIST + 32 * seat + best_card] += tricks_left * tricks_left
+    if slot >= 0 and tt[slot, 0] == key:
+        packed = tt[slot, 1]
+        lo = (packed & _M22) - _OFF
+        hi = ((packed >> 22) & _M22) - _OFF
+        mv = (packed >> 44) - 1
         if g <= a0:
-            if g < tt_hi[slot]:
-                tt_hi[slot] = g
+            if g < hi:
+                hi = g
         elif g >= b0:
-            if g > tt_lo[slot]:
-                tt_lo[slot] = g
-            tt_move[slot] = best_card
+            if g > lo:
+                lo = g
+            mv = best_card
         else:
-            tt_lo[slot] = g
-            tt_hi[slot] = g
-            tt_move[slot] = best_card
+            lo = g
+            hi = g
+            mv = best_card
+        tt[slot, 1] = (np.int64(mv + 1) << 44) | (np.int64(hi + _OFF) << 22) | np.int64(lo + _OFF)
     return g
 
 
-@njit("i8(" + _POSITION + "i8, i8[:, :], i8[:])", cache=True)
-def solve(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick, ntrick, leader, led,
-          best, best_seat, trick_pts, rem_pts, capot, tricks_left, guess, buf, stats):
+@njit("i8(" + _POSITION + "i8)", cache=True)
+def solve(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, guess):
     """The exact value of :func:`search` by MTD(f): null-window searches from ``guess``
     until the lower and upper bounds meet (the table keeps the bounds between them)."""
     lo = -INF
@@ -347,8 +365,8 @@ def solve(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move,
     g = guess
     while lo < hi:
         beta = g + 1 if g == lo else g
-        g = search(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick, ntrick,
-                   leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, beta - 1, beta, buf, stats)
+        g = search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left,
+                   beta - 1, beta)
         if g < beta:
             hi = g
         else:
@@ -356,18 +374,19 @@ def solve(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move,
     return g
 
 
-@njit("i8(" + _POSITION + "i8[:], i8[:], i8[:, :], i8[:])", cache=True)
-def card_values(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick, ntrick, leader,
-                led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, cards_out, values_out, buf, stats):
+@njit("i8(" + _POSITION + "i8[:], i8[:])", cache=True)
+def card_values(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left,
+                cards_out, values_out):
     """The exact value (NS's future trick points) of every legal card of the seat to play.
 
     Writes the cards to ``cards_out`` and their values to ``values_out`` (in card order)
     and returns how many there are.
     """
-    n = rules[R_SEATS]
+    n = ws[R_SEATS]
     seat = (leader + ntrick) % n
-    trump = rules[R_TRUMP]
-    legal = legal_mask(hands, rules, strength, above, seat, ntrick, led, best, best_seat)
+    trump = ws[R_TRUMP]
+    legal = legal_mask(tab, ws, seat, ntrick, led, best, best_seat)
+    hand = ws[W_HANDS + seat]
     guess = rem_pts // 2
     m = 0
     x = legal
@@ -375,29 +394,27 @@ def card_values(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt
         low = x & -x
         x ^= low
         c = _bit_index(low)
-        hands[seat] ^= low
-        trick[ntrick] = c
+        ws[W_HANDS + seat] = hand ^ low
+        ws[W_TRICK + ntrick] = c
         if ntrick == 0:
             nled, nbest, nseat = c >> 3, c, seat
-        elif _beats(c, best, strength, trump):
+        elif _beats(c, best, tab, trump):
             nled, nbest, nseat = led, c, seat
         else:
             nled, nbest, nseat = led, best, best_seat
-        tp = trick_pts + points[c]
+        tp = trick_pts + tab[T_POINTS, c]
         if ntrick + 1 == n:
             team = nseat & 1
             ns = tp if team == 0 else 0
             if tricks_left == 1:
-                v = _end_value(tp + rules[R_DIX], team, capot, rules)
+                v = _end_value(tp + ws[R_DIX], team, capot, ws)
             else:
-                v = ns + solve(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick,
-                               ZERO, nseat, NONE, ZERO, ZERO, ZERO, rem_pts - points[c], _CAPOT_AFTER[capot, team],
-                               tricks_left - 1, guess - ns, buf, stats)
+                v = ns + solve(tab, tt, ws, ZERO, nseat, NONE, ZERO, ZERO, ZERO, rem_pts - tab[T_POINTS, c],
+                               _CAPOT_AFTER[capot, team], tricks_left - 1, guess - ns)
         else:
-            v = solve(hands, rules, strength, points, above, tt_keys, tt_lo, tt_hi, tt_move, gen, trick,
-                      ntrick + 1, leader, nled, nbest, nseat, tp, rem_pts - points[c], capot, tricks_left,
-                      guess, buf, stats)
-        hands[seat] ^= low
+            v = solve(tab, tt, ws, ntrick + 1, leader, nled, nbest, nseat, tp, rem_pts - tab[T_POINTS, c], capot,
+                      tricks_left, guess)
+        ws[W_HANDS + seat] = hand
         cards_out[m] = c
         values_out[m] = v
         guess = v

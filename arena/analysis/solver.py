@@ -114,7 +114,7 @@ class _Tables:
             monter = 0b1111 if ruleset.monter else 0
         else:
             monter = 0
-        rules = np.zeros(_k.R_RULES_LEN, np.int64)
+        rules = np.zeros(_k.W_HANDS, np.int64)
         rules[_k.R_SEATS] = ruleset.seats
         rules[_k.R_TRUMP] = trump if trump_mode is TrumpMode.SUIT else -1
         rules[_k.R_MONTER] = monter
@@ -123,7 +123,8 @@ class _Tables:
         rules[_k.R_VS_OPPONENT] = ruleset.trump_only_against_opponent
         rules[_k.R_DIX] = ruleset.dix_de_der
         rules[_k.R_CAPOT_HALF] = ruleset.capot_bonus // 2
-        self.strength, self.points, self.above, self.rules = strength, points, above, rules
+        self.tab = np.stack([strength, points, above])
+        self.strength, self.points, self.rules = strength, points, rules
         self.trump = int(rules[_k.R_TRUMP])
 
     def beats(self, card: int, best: int) -> bool:
@@ -195,14 +196,13 @@ class Solver:
         self._tt = _k.new_table()
         self._gen = 0
         self._deal_key: tuple | None = None
-        self._buf = np.zeros((40, 40), np.int64)
-        self._stats = np.zeros(2 + 4 * 32, np.int64)
+        self._ws = _k.new_workspace()
         self._lock = threading.Lock()
 
     @property
     def nodes(self) -> int:
         """Search nodes visited since the solver was made."""
-        return int(self._stats[0])
+        return int(self._ws[_k.W_NODES])
 
     def _prepare(self, state: DealState):
         key = (state.ruleset, state.trump_mode, state.trump)
@@ -217,12 +217,17 @@ class Solver:
         return tables, pos
 
     def _args(self, tables: _Tables, pos: Position):
-        hands = np.array(list(pos.hands) + [0] * (4 - len(pos.hands)), np.int64)
-        trick = np.zeros(4, np.int64)
+        """The search's arguments for ``pos`` (the workspace filled with its rules, hands and trick)."""
+        ws = self._ws
+        ws[:_k.W_HANDS] = tables.rules
+        ws[_k.W_HANDS:_k.W_HANDS + 4] = 0
+        ws[_k.W_HANDS:_k.W_HANDS + len(pos.hands)] = pos.hands
+        ws[_k.W_DEPTH] = 0
+        ws[_k.W_GEN] = self._gen
         led, best, best_seat, trick_pts = -1, 0, 0, 0
         n = len(pos.hands)
         for i, c in enumerate(pos.trick):
-            trick[i] = c
+            ws[_k.W_TRICK + i] = c
             trick_pts += int(tables.points[c])
             if i == 0:
                 led, best, best_seat = c >> 3, c, pos.leader
@@ -234,9 +239,7 @@ class Solver:
         rem_pts = int(sum(int(tables.points[c]) for c in range(32) if rem >> c & 1))
         won = pos.tricks_won
         capot = 0 if won == (0, 0) else 1 if won[1] == 0 else 2 if won[0] == 0 else 3
-        tt_keys, tt_lo, tt_hi, tt_move = self._tt
-        return (hands, tables.rules, tables.strength, tables.points, tables.above, tt_keys, tt_lo, tt_hi, tt_move,
-                self._gen, trick, len(pos.trick), pos.leader, led, best, best_seat, trick_pts, rem_pts, capot,
+        return (tables.tab, self._tt, ws, len(pos.trick), pos.leader, led, best, best_seat, trick_pts, rem_pts, capot,
                 pos.tricks_left)
 
     def _result(self, state: DealState, tables: _Tables, pos: Position, future_ns: int, final) -> DDResult:
@@ -284,7 +287,7 @@ class Solver:
             if pos.tricks_left == 0:
                 v = 0
             else:
-                v = int(_k.solve(*args, args[17] // 2, self._buf, self._stats))
+                v = int(_k.solve(*args, args[9] // 2))
             return self._result(state, tables, pos, v, final)
 
     def card_values(self, state: DealState, *, final: DealState | None = None) -> dict[Card, DDResult]:
@@ -298,7 +301,7 @@ class Solver:
             tables, pos = self._prepare(state)
             cards = np.zeros(32, np.int64)
             values = np.zeros(32, np.int64)
-            m = _k.card_values(*self._args(tables, pos), cards, values, self._buf, self._stats)
+            m = _k.card_values(*self._args(tables, pos), cards, values)
             return {CARDS[int(cards[i])]: self._result(state, tables, pos, int(values[i]), final) for i in range(m)}
 
 
@@ -311,7 +314,9 @@ def legal_mask_of(state: DealState) -> int:
     :meth:`~referee.rules.deal.DealState.legal_card_mask`; kept for the tests that check it)."""
     tables = _tables(state.ruleset, state.trump_mode, state.trump)
     pos = position_of(state)
-    hands = np.array(list(pos.hands) + [0] * (4 - len(pos.hands)), np.int64)
+    ws = _k.new_workspace()
+    ws[:_k.W_HANDS] = tables.rules
+    ws[_k.W_HANDS:_k.W_HANDS + len(pos.hands)] = pos.hands
     led, best, best_seat = -1, 0, 0
     n = len(pos.hands)
     for i, c in enumerate(pos.trick):
@@ -320,8 +325,7 @@ def legal_mask_of(state: DealState) -> int:
         elif tables.beats(c, best):
             best, best_seat = c, (pos.leader + i) % n
     seat = (pos.leader + len(pos.trick)) % n
-    return int(_k.legal_mask(hands, tables.rules, tables.strength, tables.above, seat, len(pos.trick), led, best,
-                             best_seat))
+    return int(_k.legal_mask(tables.tab, ws, seat, len(pos.trick), led, best, best_seat))
 
 
 __all__ = ["DDResult", "Position", "Solver", "legal_mask_of", "position_of"]
