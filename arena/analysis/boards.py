@@ -219,3 +219,13 @@ def points_lost_per_board(store, tournament: str | None = None,
     only (boards with both tables analysed; ``arena analyze`` fills it). A yardstick of
     perfect-information play, not a verdict."""
     return store.dd_points_lost(SOLVER_VERSION, tournament=tournament, tournaments=tournaments)
+
+
+def cached_deals(store, match_id: str, board: int) -> dict[int, DealAnalysis]:
+    """The cached analysis of one board's tables, by table number (those analysed by
+    ``arena analyze``; nothing is computed here: the web view reads it while tournaments run)."""
+    rows = store.dd_deals(match_id, SOLVER_VERSION, board)
+    cards: dict[int, list[tuple]] = {}
+    for c in store.dd_cards(match_id, board):
+        cards.setdefault(c[2], []).append(c)
+    return {r[2]: _deal_of(r, cards.get(r[2], [])) for r in rows}
