@@ -18,12 +18,14 @@ and cached in the database (tables ``dd_deals`` and ``dd_cards``, schema version
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from referee.rules import Card, DealRecord, Phase, Play, replay
 from referee.rules.cards import CARD_TEXT
 from referee.rules.deal import DealState
 
-from .solver import DDResult, Solver
+if TYPE_CHECKING:  # the solver (numba) is imported only where a deal is solved: reports read the cache
+    from .solver import DDResult, Solver
 
 #: Bumped when the solver's values change meaning; cached rows of another version are recomputed.
 SOLVER_VERSION = 1
@@ -103,6 +105,8 @@ def analyse_deal(record: DealRecord, solver: Solver | None = None) -> DealAnalys
     Raises:
         referee.rules.RecordError: the record breaks the rules or ends early.
     """
+    from .solver import Solver
+
     final = replay(record)
     if final.taker is None or not final.tricks:
         return DealAnalysis(None, None, ())
@@ -192,6 +196,8 @@ def analyse_match(store, match_id: str, board: int | None = None) -> list[TableA
     cards: dict[tuple[int, int], list[tuple]] = {}
     for c in store.dd_cards(match_id, board):
         cards.setdefault((c[1], c[2]), []).append(c)
+    from .solver import Solver
+
     solver: Solver | None = None
     out, new_deals, new_cards = [], [], []
     for t in tables:

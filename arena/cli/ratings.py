@@ -12,7 +12,6 @@ from rich.table import Table
 
 from referee.rules import get_ruleset
 
-from ..analysis.boards import points_lost_per_board
 from ..report.render import show_table, table_fits
 from .base import (
     DEFAULT_DB,
@@ -125,6 +124,8 @@ def ratings(
         unfinished = [t for t in scoped if t.status not in ("complete", "decided")]
         order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
         # the double-dummy yardstick from `arena analyze`'s cache (never computed here)
+        from ..analysis.boards import points_lost_per_board
+
         dd = points_lost_per_board(store, tournaments=[t.name for t in scoped]) if not (h2h or history) else {}
     finally:
         store.close()
