@@ -9,7 +9,15 @@ machine's load weighs on both alike: one random deal played through the rules en
 (``bench/engine_bench.py``'s unit). Each figure is given in ms and as a ratio to it.
 
 Run: ``python bench/dd_bench.py [--positions 200] [--boards 20] [--seed 1]
-[--ruleset classic ...] [--append]``; ``--append`` adds the table to bench/RESULTS.md.
+[--ruleset classic ...] [--colver DIR] [--append]``; ``--append`` adds the table to
+bench/RESULTS.md.
+
+``--colver DIR``: also time the outside engine colver's own double-dummy solver
+(``Env.solve_scores``: the value of every legal card, from one position) on the same
+classic positions as ours (``Solver.card_values``), DIR holding the PyPI package
+``colver`` (``pip install --no-deps --target DIR colver==0.11.1``; it stays out of the
+repository: ../shared/anchors/README.md). Its rules are contrée's (it never forces an
+undertrump), so its search tree differs a little; its values are not compared.
 """
 
 from __future__ import annotations
@@ -63,12 +71,45 @@ def quantiles(xs: list[float]) -> dict[str, float]:
             "mean": statistics.fmean(xs)}
 
 
+#: colver's card index within a suit, by our natural rank 7 8 9 10 J Q K A (its order: 7 8 9 J Q K 10 A)
+_COLVER_RANK = (0, 1, 2, 6, 3, 4, 5, 7)
+
+
+def colver_ratio(args, rng: random.Random, Solver) -> tuple[list[float], list[float]]:
+    """Time colver's ``solve_scores`` and our ``card_values`` on the same classic first-trick positions."""
+    os.environ["HF_HUB_OFFLINE"] = "1"  # nothing is downloaded
+    sys.path.insert(0, str(Path(args.colver).resolve()))
+    import colver
+
+    ours, theirs = [], []
+    ruleset = get_ruleset("classic")
+    solver = Solver()
+    for _ in range(args.positions):
+        state = play_start(ruleset, rng)
+        if state.phase is not Phase.PLAY or state.trump is None:
+            continue
+        hands = [[(c >> 3) * 8 + _COLVER_RANK[c & 7] for c in range(32) if state.hands[s] >> c & 1] for s in range(4)]
+        env = colver.Env.deal_with_hands(state.dealer, hands)
+        env.set_contract(int(state.trump), 80, state.taker % 2, 0)
+        env.set_phase_playing()
+        if env.current_player() != state.to_act:
+            continue
+        t = time.perf_counter()
+        env.solve_scores()
+        theirs.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        solver.card_values(state)
+        ours.append(time.perf_counter() - t)
+    return ours, theirs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=200, help="full solves per ruleset")
     ap.add_argument("--boards", type=int, default=20, help="boards analysed (both tables, every card), classic")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ruleset", action="append", help="rulesets (default: the four)")
+    ap.add_argument("--colver", metavar="DIR", help="a folder holding the colver package: time its solver too")
     ap.add_argument("--append", action="store_true", help="append the table to bench/RESULTS.md")
     args = ap.parse_args()
     rulesets = args.ruleset or ["classic", "strict", "all-trumps", "two-player"]
@@ -98,6 +139,8 @@ def main() -> None:
             random_deal(ruleset, rng)
             base.append(time.perf_counter() - t)
         rows.append((name, quantiles(solves), statistics.median(base), statistics.median(nodes)))
+
+    colver_rows = colver_ratio(args, rng, Solver) if args.colver else None
 
     boards, base = [], []
     ruleset = get_ruleset("classic")
@@ -136,6 +179,19 @@ def main() -> None:
         f"| `analyse_deal` × 2 | {args.boards} | {board_q['median']:.2f} | {board_q['p90']:.2f} | "
         f"{board_q['max']:.2f} | {board_base * 1e3:.2f} | {board_q['median'] / board_base:.0f}× |",
     ]
+    if colver_rows is not None:
+        ours, theirs = colver_rows
+        lines += [
+            "",
+            "| every legal card's value from the first trick, classic, same positions | positions | median ms "
+            "| p90 | max |",
+            "|---|---:|---:|---:|---:|",
+            f"| ours (`Solver.card_values`) | {len(ours)} | {statistics.median(ours) * 1e3:.1f} | "
+            f"{quantiles(ours)['p90'] * 1e3:.1f} | {max(ours) * 1e3:.0f} |",
+            f"| colver 0.11.1 (`Env.solve_scores`, Rust) | {len(theirs)} | {statistics.median(theirs) * 1e3:.1f} | "
+            f"{quantiles(theirs)['p90'] * 1e3:.1f} | {max(theirs) * 1e3:.0f} |",
+            f"| ratio of medians, ours / colver | | {statistics.median(ours) / statistics.median(theirs):.2f} | | |",
+        ]
     text = "\n".join(lines)
     print(text)
     if args.append:
