@@ -287,7 +287,7 @@ class Solver:
             if pos.tricks_left == 0:
                 v = 0
             else:
-                v = int(_k.solve(*args, args[9] // 2))
+                v = int(_k.solve(*args, -_k.INF))  # no guess: halving from the start
             return self._result(state, tables, pos, v, final)
 
     def card_values(self, state: DealState, *, final: DealState | None = None) -> dict[Card, DDResult]:
