@@ -159,3 +159,29 @@ def test_a_schema_version_4_database(tmp_path):
     with Store.open(path) as store:
         assert store.con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
         assert store.dd_deals("t1/x~y", SOLVER_VERSION) == []
+
+
+@pytest.mark.parametrize("name,options", [("two-player", {}), ("classic", {"contree": True}), ("all-trumps", {}),
+                                          ("strict", {})])
+def test_every_ruleset_through_the_cli(tmp_path, name, options):
+    """RULES.md §7 (two players: seats P0 and P1), §6.4 (contrée), §6.3 (all-trumps): the text and JSON."""
+    path = tmp_path / "arena.duckdb"
+    ruleset = get_ruleset(name, **options)
+    rng = random.Random(8)
+    with Store.open(path) as store:
+        store.create_tournament("t1", ruleset.name, ruleset.options(), 11, 2, [A, B])
+        for board in range(2):
+            store.write_board_pair("t1", match_id("t1", A, B), make_result(ruleset, board, A, B, rng))
+    r = cli("analyze", f"{A}~{B}", "--json", "--db", path)
+    assert r.exit_code == 0, output(r)
+    got = json.loads(r.stdout)
+    for t in got["tables"]:
+        assert t["seats"] == ruleset.seats
+        if t["dd_trick_points"] is not None:
+            assert len(t["cards"]) == ruleset.seats * ruleset.tricks
+            assert max(c["seat"] for c in t["cards"]) == ruleset.seats - 1
+    r = cli("analyze", f"{A}~{B}", "--db", path)
+    assert r.exit_code == 0, output(r)
+    assert ("P0" in r.stdout) == (ruleset.seats == 2)
+    r = cli("analyze", f"{A}~{B}", "--board", 7, "--db", path)
+    assert r.exit_code == 1 and "board 7" in output(r) and "not stored" in output(r)
