@@ -113,7 +113,8 @@ def _print_table(t) -> None:
     sides = ("NS", "EW") if seats == 4 else ("P0", "P1")
     console.rule(escape(f"board {t.board} table {t.table}: {sides[0]} {t.ns} — {sides[1]} {t.ew}"))
     if d.trick_points is None:
-        console.print("no card play (passed out)", highlight=False)
+        console.print("no card play (passed out" + (", or a schmeiss accepted" if seats == 2 else "") + ", RULES.md "
+                      + ("§3.3)" if seats == 4 else "§7)"), highlight=False)
         return
     console.print(f"double dummy: trick points {d.trick_points[0]}–{d.trick_points[1]}, score {d.score[0]}–{d.score[1]}"
                   f"   played: trick points {t.trick_points[0]}–{t.trick_points[1]}, score "
