@@ -186,10 +186,11 @@ def _declarations(state: DealState, final: DealState | None):
 
 
 class Solver:
-    """A double-dummy solver with its own transposition table (about 20 MB).
+    """A double-dummy solver with its own transposition table (16 MB).
 
-    Reuse one solver for the positions of one deal: the table carries over between them.
-    A solver is not thread-safe; use one per thread.
+    Reuse one solver for the positions of one deal: the table carries over between them
+    (a position of another deal starts a new generation of it). Calls from several threads
+    are taken one at a time (a lock); a solver per thread solves in parallel.
     """
 
     def __init__(self) -> None:
