@@ -12,9 +12,14 @@ capot). NS seats maximise, EW seats minimise; the score of a deal is a non-decre
 function of that margin in every ruleset (:mod:`arena.analysis.solver`), so the same
 play is perfect for both.
 
-A transposition table of bounds is kept at trick starts only, keyed by the cards still
-held (their owners are fixed within a deal), the leader and the capot state; a
-generation number in the key empties it for the next deal without clearing memory.
+:func:`search` is a fail-soft alpha-beta; :func:`solve` finds the exact value by
+null-window searches that halve the interval of possible values. A transposition table of
+bounds is kept at trick starts only, keyed by the cards still held (their owners are fixed
+within a deal), the leader and the capot state; a generation number in the key empties it
+for the next deal without clearing memory. Two legal cards of one hand, one suit and the
+same points with no other unplayed card (nor a card of the trick) between them are
+equivalent: one is searched. Cards are tried in a heuristic order (the table's best lead,
+winning cards, points to a partner who is master, cheap discards), ties by history.
 
 Legal cards mirror :meth:`referee.rules.deal.DealState.legal_card_mask` (RULES.md §5,
 §7 "Play") exactly; ``tests/analysis/test_solver_brute.py`` checks them against it on
