@@ -177,16 +177,19 @@ def _deal_of(row: tuple, cards: list[tuple]) -> DealAnalysis:
                      best_points=c[8], points=c[9]) for c in cards))
 
 
-def analyse_match(store, match_id: str, board: int | None = None) -> list[TableAnalysis]:
+def analyse_match(store, match_id: str, board: int | None = None, *, progress=None) -> list[TableAnalysis]:
     """The double-dummy analysis of a stored match's boards (or of one board), both tables,
     by board then table: read from the cache, the tables missing from it computed now and,
-    when ``store`` may write, cached.
+    when ``store`` may write, cached board by board (an interrupted analysis keeps what it
+    finished).
 
     Args:
         store: an :class:`arena.store.Store` (caches what it computes) or a read-only
             :class:`arena.store.ReadStore` (computes without caching).
         match_id: a stored match's id.
         board: only this board.
+        progress: called as ``progress(done, missing)`` before the first table is solved and
+            after each (tables counted), when any is missing from the cache.
 
     Raises:
         arena.store.StoreError: no such match or board.
@@ -198,9 +201,13 @@ def analyse_match(store, match_id: str, board: int | None = None) -> list[TableA
         cards.setdefault((c[1], c[2]), []).append(c)
     from .solver import Solver
 
+    missing = sum(1 for t in tables if (t.board, t.table) not in cached)
+    if missing and progress is not None:
+        progress(0, missing)
     solver: Solver | None = None
     out, new_deals, new_cards = [], [], []
-    for t in tables:
+    done = 0
+    for i, t in enumerate(tables):
         key = (t.board, t.table)
         if key in cached:
             deal = _deal_of(cached[key], cards.get(key, []))
@@ -212,10 +219,15 @@ def analyse_match(store, match_id: str, board: int | None = None) -> list[TableA
                               deal.points_lost(0), deal.points_lost(1)))
             new_cards.extend((match_id, t.board, t.table, c.play, c.trick, c.seat, CARD_TEXT[c.card],
                               CARD_TEXT[c.best_card], c.best_points, c.points) for c in deal.cards)
+            done += 1
+            if progress is not None:
+                progress(done, missing)
         out.append(TableAnalysis(t.board, t.table, t.ns, t.ew, deal, _played_points(t.outcome, t.record.ruleset),
                                  tuple(t.outcome.score), t.record.ruleset.seats))
-    if new_deals and hasattr(store, "write_dd"):
-        store.write_dd(new_deals, new_cards)
+        last_of_board = i + 1 == len(tables) or tables[i + 1].board != t.board
+        if last_of_board and new_deals and hasattr(store, "write_dd"):
+            store.write_dd(new_deals, new_cards)
+            new_deals, new_cards = [], []
     return out
 
 

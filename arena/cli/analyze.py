@@ -83,7 +83,7 @@ def analyze(
     if holder is None:
         store = open_store(db, must_exist=True)
         try:
-            tables = analyse_match(store, match_id, board)
+            tables = analyse_match(store, match_id, board, progress=_progress)
         except StoreError as e:
             raise fail(str(e)) from None
         finally:
@@ -105,6 +105,15 @@ def analyze(
     elif board is not None:
         err.print("note: per-bot figures count boards with both tables analysed")
     console.print(MEANING + ".", style="dim", highlight=False)
+
+
+def _progress(done: int, missing: int) -> None:
+    """Say on stderr how far a long analysis is (every 10%; a short one only at its start)."""
+    if done == 0:
+        err.print(f"solving {missing} table(s) double dummy (about 0.1–0.5 s each); cached for next time",
+                  highlight=False)
+    elif missing >= 20 and done % max(1, missing // 10) == 0 and done < missing:
+        err.print(f"  {done} of {missing} tables", highlight=False)
 
 
 def _print_table(t) -> None:

@@ -185,3 +185,27 @@ def test_every_ruleset_through_the_cli(tmp_path, name, options):
     assert ("P0" in r.stdout) == (ruleset.seats == 2)
     r = cli("analyze", f"{A}~{B}", "--board", 7, "--db", path)
     assert r.exit_code == 1 and "board 7" in output(r) and "not stored" in output(r)
+
+
+def test_an_interrupted_analysis_keeps_the_boards_it_finished(tmp_path, monkeypatch):
+    path = tmp_path / "arena.duckdb"
+    ruleset = get_ruleset("classic")
+    rng = random.Random(3)
+    with Store.open(path) as store:
+        store.create_tournament("t1", ruleset.name, ruleset.options(), 11, 2, [A, B])
+        for board in range(2):
+            store.write_board_pair("t1", match_id("t1", A, B), make_result(ruleset, board, A, B, rng))
+    real, calls, seen = boards_module.analyse_deal, [], []
+
+    def stop_at_the_third(record, solver=None):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(record, solver)
+
+    monkeypatch.setattr(boards_module, "analyse_deal", stop_at_the_third)
+    with Store.open(path) as store, pytest.raises(KeyboardInterrupt):
+        analyse_match(store, match_id("t1", A, B), progress=lambda done, missing: seen.append((done, missing)))
+    assert seen == [(0, 4), (1, 4), (2, 4)]
+    with Store.open(path, read_only=True) as store:
+        assert [(r[1], r[2]) for r in store.dd_deals(match_id("t1", A, B), SOLVER_VERSION)] == [(0, 1), (0, 2)]
