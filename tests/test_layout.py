@@ -1,7 +1,7 @@
 """The architecture's contracts (docs/ARCHITECTURE.md), checked on the source text.
 
 - Parts and arrows: every module belongs to one part; a module imports its own part or
-  parts below it, never above: cli → compete → web → play → report → stats → store → referee → rules.
+  parts below it, never above: cli → compete → web → play → report → analysis → stats → store → referee → rules.
 - The SDK (with the protocol's generated code) and the sample bots are leaves that any part
   above the rules may import.
 - The rules import no I/O, nothing of the referee around them, of the protocol or of the arena.
@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The parts from the bottom up: a module may import its own part or one listed before it.
-LAYERS = ("rules", "referee", "store", "stats", "report", "play", "web", "compete", "cli")
+LAYERS = ("rules", "referee", "store", "stats", "analysis", "report", "play", "web", "compete", "cli")
 
 #: Stand-alone leaves any part above the rules may import: the bot SDK, which holds the protocol's
 #: generated code (the referee speaks it), and the sample bots (play finds their folders).
@@ -34,6 +34,7 @@ PARTS = {
     "referee": "referee",
     "arena.store": "store",
     "arena.stats": "stats",
+    "arena.analysis": "analysis",
     "arena.report": "report",
     "arena.play": "play",
     "arena.web": "web",

@@ -6,7 +6,7 @@ become a one-line ``error:`` message and a non-zero exit, never a traceback.
 ``base.py`` holds the app and what commands share; the commands register on import,
 in the order ``arena --help`` lists them: ``match.py`` (replay, match), ``bots.py``,
 ``tournament.py``, ``housekeeping.py`` (tournament delete, rename), ``ratings.py`` (ratings, plan), ``sprt.py``,
-``results.py`` (matches, log, export, serve), ``compete.py`` (a competition's server, for its organiser),
+``results.py`` (matches, log, export, serve), ``analyze.py`` (double-dummy analysis), ``compete.py`` (a competition's server, for its organiser),
 ``remote.py`` (entering one from another machine).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 
 # the commands register as they are imported, in the order `arena --help` lists them
-from . import match, bots, tournament, housekeeping, ratings, sprt, results  # noqa: F401, I001
+from . import match, bots, tournament, housekeeping, ratings, sprt, results, analyze  # noqa: F401, I001
 from . import compete, remote  # noqa: F401, I001
 from .base import app
 

@@ -123,6 +123,10 @@ def ratings(
         # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
         unfinished = [t for t in scoped if t.status not in ("complete", "decided")]
         order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
+        # the double-dummy yardstick from `arena analyze`'s cache (never computed here)
+        from ..analysis.boards import points_lost_per_board
+
+        dd = points_lost_per_board(store, tournaments=[t.name for t in scoped]) if not (h2h or history) else {}
     finally:
         store.close()
     scope = f"tournament {tournament}" if tournament else f"ruleset {rs}" + (
@@ -151,7 +155,7 @@ def ratings(
             return
         raise fail(f"no results for {scope} yet: run `arena tournament run NAME --bots DIR ...`")
     _print_notes(left_out, unfinished, rs)
-    out = reports.ratings_json(table, field)
+    out = reports.ratings_json(table, field, dd)
     if as_json:
         print(json.dumps(out))
         return
@@ -169,6 +173,11 @@ def ratings(
                   "field: points per table above the field's average on the same cards; MP%: share of the "
                   "field's tables with the same cards beaten. See README, \"Reading the ratings\".",
                   style="dim", highlight=False)
+    if dd:
+        console.print("points lost to double dummy per board (" + reports.DD_MEANING + "; boards analysed by "
+                      "`arena analyze`): " + ", ".join(f"{escape(k)} {v:.1f} ({n} boards)" for k, (v, n) in
+                                                      sorted(dd.items(), key=lambda kv: kv[1][0])),
+                      style="dim", highlight=False)
     if groups > 1:
         members = {}
         for r in table.fit.ratings:

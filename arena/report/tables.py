@@ -70,15 +70,23 @@ def json_number(x: float | None, digits: int = 1) -> float | None:
     return None if x is None or not math.isfinite(x) else round(x, digits)
 
 
-def ratings_json(table: RatingTable, field: dict | None = None) -> list[dict]:
+#: The label of the double-dummy figures wherever they are shown (issue 23).
+DD_MEANING = "perfect-information play (every hand in view): a yardstick, not a verdict"
+
+
+def ratings_json(table: RatingTable, field: dict | None = None, dd: dict | None = None) -> list[dict]:
     """The rating list as ``arena ratings --json`` prints it, best first: one object per
     entrant with ``rank``, ``name``, ``version``, ``group``, ``elo``, ``ci_low``,
     ``ci_high`` (95%, Elo, one decimal; ``None`` for an open end, see ``bound``),
     ``boards``, ``wins``, ``draws``, ``losses`` (board pairs), ``score`` (0..1),
     ``los_next``, ``diff_next`` (with its 95% interval and ``significant_next``) and the
     field scores of ``field`` (:func:`field_scores`: ``butler`` with its interval,
-    ``matchpoints``; ``None`` without)."""
+    ``matchpoints``; ``None`` without) and ``double_dummy`` from ``dd`` (entrant key →
+    (points lost to double dummy per board, boards counted), from ``arena analyze``'s cache:
+    ``{"points_lost_per_board", "boards", "meaning"}``, ``None`` when no board of the entrant
+    is analysed)."""
     field = field or {}
+    dd = dd or {}
     num = json_number
     out = []
     for k, i in enumerate(table.order):
@@ -98,7 +106,10 @@ def ratings_json(table: RatingTable, field: dict | None = None) -> list[dict]:
                     "butler": None if f is None else num(f.butler, 2),
                     "butler_low": None if f is None else num(f.butler_low, 2),
                     "butler_high": None if f is None else num(f.butler_high, 2),
-                    "matchpoints": None if f is None else num(f.matchpoints, 4)})
+                    "matchpoints": None if f is None else num(f.matchpoints, 4),
+                    "double_dummy": None if r.name not in dd else {
+                        "points_lost_per_board": num(dd[r.name][0], 2), "boards": dd[r.name][1],
+                        "meaning": DD_MEANING}})
     return out
 
 

@@ -15,6 +15,9 @@ does is split by concern, one module each:
 - ``entries.py``: the writes that set a tournament up (bots, tournaments, entrants,
   status, play settings); ``writer.py``: the writes of what is played (boards, matches,
   board pairs).
+- ``analysis.py``: the double-dummy analysis cache (``dd_deals``, ``dd_cards``; schema
+  version 5): reads for every store, writes for :class:`Store` (``arena/analysis/boards.py``
+  is their one writer, on demand, never during a tournament).
 - ``compete.py``: the competition server's tables (competitions, participants and their
   token hashes, uploaded versions and their status): reads for every store, writes for
   :class:`Store` (``arena/compete/`` is their one writer).
@@ -32,7 +35,8 @@ for writing returns a :class:`Store`, which adds ``entries.py`` and ``writer.py`
   (:func:`seed_commitment`) is public from the start.
 - **Schema versions**: an older database is upgraded when it is opened for
   writing: version 1 (``BIGINT`` seeds) to 2 (``schema._upgrade_1_to_2``), 2 to 3
-  (``board_pairs.outcome_a``, ``schema._upgrade_2_to_3``). The views of
+  (``board_pairs.outcome_a``, ``schema._upgrade_2_to_3``), 3 to 4 (tournament settings) and
+  4 to 5 (the double-dummy cache; a version 4 file opened read-only reads without it). The views of
   ``arena/store/views.sql`` are made after any upgrade.
 - **Results**: :meth:`Store.write_board_pair` writes one
   :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
@@ -76,6 +80,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .analysis import AnalysisReads, AnalysisWriter
 from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
@@ -118,12 +123,12 @@ __all__ = [
 ]
 
 
-class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads):
+class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads, AnalysisReads):
     """The arena database opened read-only (``Store.open(path, read_only=True)``): every
     read and the export, no write method."""
 
 
-class Store(ReadStore, EntryWriter, Writer, CompeteWriter):
+class Store(ReadStore, EntryWriter, Writer, CompeteWriter, AnalysisWriter):
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 

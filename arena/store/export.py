@@ -17,6 +17,7 @@ TABLES: tuple[str, ...] = (
     "contree_calls",
     "tournament_settings",
     "competitions", "compete_participants", "compete_versions",
+    "dd_deals", "dd_cards",
 )
 
 #: The views of ``views.sql``, exported after the tables (their rows, as files).
@@ -70,7 +71,8 @@ class Exporter:
         paths = []
         views = {name for (name,) in self.con.execute("SELECT view_name FROM duckdb_views()").fetchall()}
         for table in TABLES + VIEWS:
-            if table in ("contree_calls", "sprt_tests", "tournament_settings", *_COMPETE) and not self._has_table(table):
+            if table in ("contree_calls", "sprt_tests", "tournament_settings", *_COMPETE, "dd_deals", "dd_cards") \
+                    and not self._has_table(table):
                 continue  # a database last written before the table existed, opened read-only
             if table in VIEWS and table not in views:
                 continue  # likewise a view (views are made on an open for writing)

@@ -1,7 +1,8 @@
 """The schema and its migrations: ``schema.sql`` (tables, documented there) and
 ``views.sql`` beside this module, applied at each open for writing; an older database is
-upgraded then, version 1 to 2 (:func:`_upgrade_1_to_2`), 2 to 3 (:func:`_upgrade_2_to_3`) and 3 to 4
-(:func:`_upgrade_3_to_4`).
+upgraded then, version 1 to 2 (:func:`_upgrade_1_to_2`), 2 to 3 (:func:`_upgrade_2_to_3`), 3 to 4
+(:func:`_upgrade_3_to_4`) and 4 to 5 (:func:`_upgrade_4_to_5`). A version 4 database opened read-only
+is read as it is: version 5 only adds the double-dummy cache, which its readers find empty.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import duckdb
 from .model import StoreError, seed_commitment
 
 #: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _schema_sql(name: str = "schema.sql") -> str:
@@ -49,7 +50,13 @@ def migrate(con: duckdb.DuckDBPyConnection, p: Path | None, *, read_only: bool) 
         if rows[0][0] <= 2:
             _upgrade_2_to_3(con)
         _upgrade_3_to_4(con)
+        _upgrade_4_to_5(con)
         rows = [(SCHEMA_VERSION,)]
+    elif rows and rows[0][0] == 4 and not read_only:
+        _upgrade_4_to_5(con)
+        rows = [(SCHEMA_VERSION,)]
+    if rows and rows[0][0] == 4 and read_only:
+        rows = [(SCHEMA_VERSION,)]  # read as version 5 without the double-dummy cache (its readers check)
     if not read_only:
         con.execute(_schema_sql("views.sql"))
     return rows[0][0] if rows else None
@@ -128,6 +135,12 @@ def _upgrade_3_to_4(con: duckdb.DuckDBPyConnection) -> None:
     except BaseException:
         _rollback(con)
         raise
+
+
+def _upgrade_4_to_5(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 4 database to version 5: the double-dummy analysis cache
+    (``dd_deals``, ``dd_cards``), which ``schema.sql`` has just made; only the version moves."""
+    con.execute("UPDATE schema_version SET version = 5")
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

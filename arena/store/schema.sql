@@ -23,6 +23,7 @@
 
 -- Version 2: tournaments.seed is text (256-bit seeds), with seed_secret and commitment.
 -- Version 3: board_pairs.outcome_a; the views of arena/store/views.sql.
+-- Version 5: the double-dummy analysis cache, dd_deals and dd_cards.
 -- arena/store/schema.py upgrades an older database when it opens it for writing.
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
@@ -288,4 +289,40 @@ CREATE TABLE IF NOT EXISTS compete_versions (
     validation     JSON,                    -- per ruleset: boards, wins/draws/losses, margin, faults
     uploaded_at    TIMESTAMP NOT NULL,
     updated_at     TIMESTAMP NOT NULL
+);
+
+-- The double-dummy analysis of a deal (arena analyze, arena/analysis/boards.py): computed on
+-- demand, never while a tournament plays, and cached here (schema version 5). Double dummy:
+-- every seat sees every hand and plays to take the most trick points (RULES.md §6.2: card
+-- points + dix de der, a capot 252 and 0): a yardstick of card play, not a verdict.
+-- A deal without card play (passed out) has a row with NULL points and no cards.
+CREATE TABLE IF NOT EXISTS dd_deals (
+    match_id        VARCHAR NOT NULL,
+    board           INTEGER NOT NULL,
+    table_no        INTEGER NOT NULL,
+    solver_version  INTEGER NOT NULL,       -- arena.analysis.boards.SOLVER_VERSION; other versions are recomputed
+    ns_entrant      VARCHAR NOT NULL,       -- deals.ns_entrant (two players: seat 0)
+    ew_entrant      VARCHAR NOT NULL,
+    trick_points_ns INTEGER,                -- double-dummy trick points from the first card (capot: 252 / 0)
+    trick_points_ew INTEGER,
+    score_ns        INTEGER,                -- the double-dummy deal score, as the ruleset scores it
+    score_ew        INTEGER,
+    points_lost_ns  INTEGER NOT NULL,       -- sum of dd_cards.best_points - points over NS seats' cards
+    points_lost_ew  INTEGER NOT NULL,
+    PRIMARY KEY (match_id, board, table_no)
+);
+
+-- Every card played at an analysed table, against double dummy (schema version 5).
+CREATE TABLE IF NOT EXISTS dd_cards (
+    match_id    VARCHAR NOT NULL,
+    board       INTEGER NOT NULL,
+    table_no    INTEGER NOT NULL,
+    play        INTEGER NOT NULL,           -- 0, 1, ... the card's place among the table's cards played
+    trick       INTEGER NOT NULL,           -- 1..8 (two players: 1..9)
+    seat        INTEGER NOT NULL,
+    card        VARCHAR NOT NULL,           -- the card played ("JH")
+    best_card   VARCHAR NOT NULL,           -- a card of the best double-dummy value (the card played if it is one)
+    best_points INTEGER NOT NULL,           -- the seat's team's trick points at the deal's end after best_card
+    points      INTEGER NOT NULL,           -- the same after the card played; best_points - points = points lost
+    PRIMARY KEY (match_id, board, table_no, play)
 );

@@ -15,9 +15,11 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from referee.rules import RecordError
+from referee.rules import CARDS, RecordError
 
-from ..report.boardview import table_view
+from ..analysis.boards import cached_deals, points_lost_per_board
+from ..report.boardview import card_json, table_view
+from ..report.tables import DD_MEANING
 from ..report.tables import (
     field_scores, head_to_head_json, head_to_head_table, history_rows, json_number, match_json,
     rating_history as history_of, rating_table, ratings_json, tournament_json,
@@ -265,12 +267,37 @@ def board(store: Store, match_id: str, number: int, *, board_suits: bool = True)
     except RecordError as e:
         raise StoreError(f"board {number} of {match_id!r} does not replay: {e}") from None
     numbers = [b.board for b in store.match_boards(match_id)]
+    analysed = cached_deals(store, match_id, number)
+    for t in tables:
+        _add_double_dummy(t, analysed.get(t["table"]))
     return {
         "match": summary, "board": number, "board_suits": board_suits,
         "pair": {"points_a": results.points_a, "points_b": results.points_b, "margin": results.margin,
                  "forfeit_a": bool(results.forfeit_a), "forfeit_b": bool(results.forfeit_b)},
         "tables": tables, "steps": max(len(t["tricks"]) for t in tables), "boards": numbers,
     }
+
+
+def _add_double_dummy(view: dict, deal) -> None:
+    """Put a table's cached double-dummy analysis (:class:`arena.analysis.boards.DealAnalysis`,
+    or ``None``: not analysed yet) into its view: ``view["dd"]`` = ``{trick_points, score,
+    points_lost, meaning}`` or ``None``, and each trick card's ``dd`` = ``{points, best_points,
+    lost, best}`` (``best`` a card face in the suits the view shows)."""
+    if deal is None or deal.trick_points is None:
+        view["dd"] = None if deal is None else {"trick_points": None, "score": None, "points_lost": [0, 0],
+                                                "meaning": DD_MEANING}
+        return
+    inverse = [0] * 4
+    for s, p in enumerate(view["permutation"] if view["relabelled"] else (0, 1, 2, 3)):
+        inverse[p] = s
+    cards = iter(deal.cards)
+    for trick in view["tricks"]:
+        for p in trick["cards"]:
+            c = next(cards)
+            best = CARDS[inverse[c.best_card >> 3] * 8 + (c.best_card & 7)]
+            p["dd"] = {"points": c.points, "best_points": c.best_points, "lost": c.lost, "best": card_json(best)}
+    view["dd"] = {"trick_points": list(deal.trick_points), "score": list(deal.score),
+                  "points_lost": [deal.points_lost(0), deal.points_lost(1)], "meaning": DD_MEANING}
 
 
 def bot(store: Store, name: str, slowest: int = 10) -> dict:
@@ -280,7 +307,7 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
     Returns:
         ``{"name", "versions": [{version, author, content_hash, submitted_at}],
         "ratings": [{tournament, created_at, status, entrant, rank, of, elo, ci_low,
-        ci_high, boards}], "history": [rating_history(...) per rated entry],
+        ci_high, boards, dd_points_lost, dd_boards}], "history": [rating_history(...) per rated entry],
         "chart": ratings_chart(ratings), "faults": [{entrant, kind, count}], "slowest": [...]}``.
 
     Raises:
@@ -299,6 +326,7 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
         except ValueError:
             table = None
         listed = ratings_json(table) if table is not None else []
+        dd = points_lost_per_board(store, tournament=t.name)
         for entrant in mine:
             _, version = split_entrant(entrant)
             row = next((r for r in listed if r["name"] == name and r["version"] == version), None)
@@ -306,7 +334,9 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
                             "entrant": entrant, "of": len(listed), **({
                                 k: row[k] for k in ("rank", "elo", "ci_low", "ci_high", "boards")
                             } if row else {"rank": None, "elo": None, "ci_low": None, "ci_high": None,
-                                           "boards": 0})})
+                                           "boards": 0}),
+                            "dd_points_lost": None if entrant not in dd else round(dd[entrant][0], 1),
+                            "dd_boards": dd.get(entrant, (0, 0))[1]})
     return {
         "name": name,
         "versions": [{"version": b.version, "author": b.author, "content_hash": b.content_hash,
