@@ -707,14 +707,25 @@ def _base_paths() -> dict[str, str]:
                                      "installed_base": sys.base_prefix})
 
 
+#: Packages of the arena's venv that no bot may import (the double-dummy solver's compiler:
+#: 210 MB the image would hold for nothing).
+ARENA_ONLY_PACKAGES = ("numba", "llvmlite")
+
+
 def _hidden_paths() -> list[str]:
     """Folders inside :func:`_python_paths` that a sandbox covers with an empty one: the standard
-    library's tests, and the base interpreter's own packages when the arena runs from a venv
-    that does not use them (pyenv's ``site-packages``: 0.7 GB the image would hold)."""
+    library's tests, the base interpreter's own packages when the arena runs from a venv
+    that does not use them (pyenv's ``site-packages``: 0.7 GB the image would hold), and
+    :data:`ARENA_ONLY_PACKAGES`."""
+    import importlib.util
+
     paths = _base_paths()
     hidden = [os.path.join(paths["stdlib"], "test")]
     if sys.prefix != sys.base_prefix:
         hidden += [p for p in {paths["purelib"], paths["platlib"]} if p not in sys.path]
+    for name in ARENA_ONLY_PACKAGES:  # located, not imported
+        spec = importlib.util.find_spec(name)
+        hidden += list(spec.submodule_search_locations or []) if spec else []
     return [os.path.realpath(p) for p in hidden if os.path.isdir(p)]
 
 
