@@ -31,7 +31,7 @@ What a bot process gets (:func:`bwrap_command`):
   its own frozen code read-only at ``/arena/bot`` (the working directory), copied
   into the image too; the root itself read-only; a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
-  it; a minimal ``/dev``; no ``/sys``; a ``/proc`` whose host-wide counters are
+  it; a minimal ``/dev`` (no pseudo-terminals); no ``/sys``; a ``/proc`` whose host-wide counters are
   covered by static files of its own (:func:`proc_masks`), and where nothing else
   opens but a few files of its own process (:mod:`referee.inside`);
 * **limits** (``prlimit``, after the identity is set so that the process count
@@ -862,7 +862,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         uid: the host uid to run as (root referee), or None for uid 65534 in a user namespace.
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
-        mask_proc: cover ``/proc``'s host-wide counters (:func:`proc_masks`) and let the bot read
+        mask_proc: cover the host-wide counters (``/proc``'s, :func:`proc_masks`; the count of
+            pseudo-terminals: no ``/dev/pts``, so ``/dev/ptmx`` opens nothing) and let the bot read
             nothing else there but a few files of its own (:mod:`referee.inside`); off for tests' controls only.
         image_root: the in-memory image (:func:`in_memory`): each shown path is bound from its copy
             there (``code`` should then be the image's copy too); None binds the host's own files.
@@ -898,6 +899,8 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
     masks = proc_masks(limits) if mask_proc else []
     args += ["--proc", "/proc", *masks, "--dev", "/dev"]
+    if mask_proc:  # no pseudo-terminal: the kernel counts them machine-wide (red team 8), and bots need none
+        args += ["--perms", "0555", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
     made.add("/dev")
     for tmp in ("/tmp", "/dev/shm", WORK_DIR):
         dirs_for(tmp)

@@ -155,3 +155,52 @@ def test_sysinfo_carries_no_bit_between_sandboxes(tmp_path, mask):
     else:
         rises = {b: [during["procs"] - before["procs"] for bit, before, during in slots if bit == b] for b in (0, 1)}
         assert statistics.mean(rises[1]) - statistics.mean(rises[0]) > HELD_THREADS / 2, rises
+
+
+PTYS = 100
+HOLD_PTYS = f"""
+import os, sys
+held, error = [], None
+for _ in range({PTYS}):
+    try:
+        held.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+    except OSError as e:
+        error = e.strerror
+        break
+print(len(held), error, flush=True)
+sys.stdin.readline()  # hold them until told
+"""
+
+
+def _ptys_in_use() -> int:
+    return int(Path("/proc/sys/kernel/pty/nr").read_text())
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("mask", [True, False], ids=["sandbox", "control"])
+def test_no_pseudo_terminal_counts_between_sandboxes(tmp_path, mask):
+    """Red team 8: every sandbox's ``/dev/ptmx`` draws on one machine-wide count of
+    pseudo-terminals (``kernel.pty.nr``, 3,071 for all containers): a partner holding ptys
+    while frozen showed a number the other read by opening ptys until ENOSPC (41 hidden
+    partner cards in 3 boards, control 0).  A sandbox has no ``/dev/pts`` now: holding 100
+    ptys moves nothing.  The control, the old ``/dev``, holds all 100, and the machine's
+    count rises by them."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    before = _ptys_in_use()
+    box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", HOLD_PTYS], {"PATH": "/usr/bin"}, Limits(nofile=PTYS + 16),
+                            mask_proc=mask, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        held, error = box.process.stdout.readline().split(" ", 1)
+        during = _ptys_in_use()
+    finally:
+        box.process.kill()
+        box.process.wait()
+        box.release()
+    if mask:
+        assert (int(held), error.strip()) == (0, "No such file or directory")
+        assert during - before < PTYS  # nothing of the sender's (another program may open one)
+    else:
+        assert (int(held), error.strip()) == (PTYS, "None")
+        assert during - before >= PTYS
