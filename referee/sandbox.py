@@ -132,6 +132,13 @@ DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
 #: Socket families refused: AF_KEY, AF_RDS, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_IEEE802154, AF_ALG,
 #: AF_VSOCK (it reaches the hypervisor, outside every namespace), AF_QIPCRTR, AF_XDP.
 DENIED_FAMILIES = (15, 21, 29, 30, 31, 36, 38, 40, 42, 44)
+#: getsockopt(SOL_SOCKET, …) options refused: SO_COOKIE and SO_NETNS_COOKIE. A socket's cookie
+#: is drawn, on first ask, from one machine-wide counter nothing else here moves: a bot asking
+#: for 3,000 cookies moved every other sandbox's next cookie by exactly 3,000 (red team 9: 24
+#: bits a decision, 144 of 144 across tables). Answered ENOPROTOOPT, as a kernel without them.
+DENIED_SOCKOPTS = (57, 71)
+#: Netlink protocols refused: NETLINK_SOCK_DIAG (its socket dumps hand out cookies too).
+DENIED_NETLINK = (4,)
 _NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000, 0x00020000, 0x00000080)
 
 
@@ -275,6 +282,10 @@ def seccomp_program() -> bytes | None:
         f.add_rule(sc.ERRNO(95), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))  # EOPNOTSUPP
         for family in DENIED_FAMILIES:
             f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))  # EAFNOSUPPORT
+        for option in DENIED_SOCKOPTS:  # ENOPROTOOPT
+            f.add_rule(sc.ERRNO(92), "getsockopt", sc.Arg(1, sc.MASKED_EQ, _INT, 1), sc.Arg(2, sc.MASKED_EQ, _INT, option))
+        for protocol in DENIED_NETLINK:  # AF_NETLINK: EPROTONOSUPPORT
+            f.add_rule(sc.ERRNO(93), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, 16), sc.Arg(2, sc.MASKED_EQ, _INT, protocol))
         with tempfile.TemporaryFile() as out:
             f.export_bpf(out)
             out.seek(0)

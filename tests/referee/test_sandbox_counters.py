@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,72 @@ def test_no_pseudo_terminal_counts_between_sandboxes(tmp_path, mask):
     else:
         assert (int(held), error.strip()) == (PTYS, "None")
         assert during - before >= PTYS
+
+
+COOKIES = 3000
+#: ``python -c ASK_COOKIES N``: asks N new sockets for their cookie; prints how many answered,
+#: the error of the first refusal, and whether a sock_diag netlink socket opened.
+ASK_COOKIES = """
+import os, socket, sys
+os.sched_setaffinity(0, {0})  # cookies come in batches per CPU: draw from CPU 0's, as the reader does
+answered, error = 0, None
+for _ in range(int(sys.argv[1])):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        try:
+            s.getsockopt(socket.SOL_SOCKET, 57, 8)  # SO_COOKIE
+            answered += 1
+        except OSError as e:
+            error = e.strerror
+            break
+try:
+    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4).close()  # NETLINK_SOCK_DIAG
+    diag = "opened"
+except OSError as e:
+    diag = e.strerror
+print(answered, error, diag, sep="|")
+"""
+
+
+def _next_cookie() -> int:
+    """The next socket cookie of CPU 0's batch (each CPU draws cookies in batches of its own)."""
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            return int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 57, 8), "little")
+    finally:
+        os.sched_setaffinity(0, cpus)
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "control"])
+def test_no_socket_cookie_moves_between_sandboxes(tmp_path, sandboxed):
+    """Red team 9: a socket's cookie (``SO_COOKIE``) is drawn from one machine-wide counter that
+    nothing else on the machine moves (in batches per CPU: the sender and the reader both draw
+    on CPU 0), so a sandbox asking for 3,000 cookies moved every other one's next cookie by
+    exactly 3,000 (24 bits a decision, 144 of 144 across tables).  The
+    seccomp filter refuses the cookie options and sock_diag: a sandboxed sender gets no cookie
+    and the next cookie the host draws moved by nothing of it.  Control: the same sender
+    outside the sandbox moves it by 3,000 (another program may draw a few)."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    before = _next_cookie()
+    if sandboxed:
+        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", ASK_COOKIES, str(COOKIES)], {"PATH": "/usr/bin"},
+                                Limits(), stdout=subprocess.PIPE, text=True)
+        try:
+            out, _ = box.process.communicate(timeout=60)
+        finally:
+            box.release()
+    else:
+        out = subprocess.run([sys.executable, "-c", ASK_COOKIES, str(COOKIES)], capture_output=True, text=True,
+                             timeout=60).stdout
+    moved = _next_cookie() - before - 1
+    answered, error, diag = out.strip().split("|")
+    if sandboxed:
+        assert (int(answered), error, diag) == (0, "Protocol not available", "Protocol not supported")
+        assert moved < 100, moved
+    else:
+        assert (int(answered), error) == (COOKIES, "None")
+        assert moved >= COOKIES, moved
