@@ -100,14 +100,14 @@ def bots_new(
     except NewBotError as e:
         raise fail(str(e)) from None
     console.print(f"made [bold]{escape(str(made))}[/]: a {language.title} bot; its decisions are in "
-                  f"{escape(str(made / language.logic))}", highlight=False)
+                  f"{escape(str(made / language.logic))}", highlight=False, soft_wrap=True)
     if build:
         try:
-            set_up(made, language, echo=lambda line: console.print(f"$ {escape(line)}", highlight=False))
+            set_up(made, language, echo=lambda line: console.print(f"$ {escape(line)}", highlight=False, soft_wrap=True))
         except NewBotError as e:
             raise fail(str(e)) from None
     steps = [f"cd {made}"] + ([] if build else [" ".join(c) for c in language.setup]) + ["arena bots check ."]
-    console.print("next: " + " && ".join(escape(s) for s in steps), highlight=False)
+    console.print("next: " + " && ".join(escape(s) for s in steps), highlight=False, soft_wrap=True)  # one line to paste
     if not build and (gone := missing(language)):
         err.print(f"[yellow]warning:[/] {language.title} bots need {escape(', '.join(gone))}, not found here: "
                   f"install with `{escape(language.install)}` (Debian, as root)", highlight=False)
