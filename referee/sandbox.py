@@ -726,8 +726,10 @@ ARENA_ONLY_PACKAGES = ("numba", "llvmlite")
 def _hidden_paths() -> list[str]:
     """Folders inside :func:`_python_paths` that a sandbox covers with an empty one: the standard
     library's tests, the base interpreter's own packages when the arena runs from a venv
-    that does not use them (pyenv's ``site-packages``: 0.7 GB the image would hold), and
-    :data:`ARENA_ONLY_PACKAGES`."""
+    that does not use them (pyenv's ``site-packages``: 0.7 GB the image would hold),
+    :data:`ARENA_ONLY_PACKAGES`, and the sample bots that are not Python packages (the
+    Node.js and C++ starters: a bot playing one has its own copy at ``/arena/bot``; shown,
+    their ``node_modules`` and builds would make a new image at every ``npm ci`` or build)."""
     import importlib.util
 
     paths = _base_paths()
@@ -737,6 +739,9 @@ def _hidden_paths() -> list[str]:
     for name in ARENA_ONLY_PACKAGES:  # located, not imported
         spec = importlib.util.find_spec(name)
         hidden += list(spec.submodule_search_locations or []) if spec else []
+    samples = Path(importlib.util.find_spec("sample_bots").submodule_search_locations[0])
+    hidden += [str(d) for d in sorted(samples.iterdir()) if d.is_dir() and not (d / "__init__.py").exists()
+               and d.name != "__pycache__"]
     return [os.path.realpath(p) for p in hidden if os.path.isdir(p)]
 
 

@@ -1,8 +1,11 @@
-"""``arena bots check|submit|list``."""
+"""``arena bots new|check|submit|list``."""
 
 from __future__ import annotations
 
+import getpass
 import json
+from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -65,6 +68,49 @@ def _print_check(report) -> None:
 #: How a bot argument may be given (:func:`arena.cli.base.bot_folders`).
 BOT_HELP = ("the bot: its folder (holding bot.toml), a registered bot's name or name@version (its frozen copy), "
             "or a sample bot's name (random, greedy, heuristic)")
+
+
+class Lang(str, Enum):
+    python = "python"
+    node = "node"
+    cpp = "cpp"
+
+
+def _author() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid
+        return "me"
+
+
+@bots_app.command("new")
+def bots_new(
+    name: Annotated[str, typer.Argument(help="the bot's name (letters, digits, '-', '_'): its folder and manifest name")],
+    lang: Annotated[Lang, typer.Option("--lang", help="the bot's language")] = Lang.python,
+    folder: Annotated[Path, typer.Option("--dir", metavar="DIR", help="where to make the bot's folder, DIR/NAME")] = Path("."),
+    author: Annotated[str | None, typer.Option(help="the manifest's author (default: your user name)")] = None,
+    build: Annotated[bool, typer.Option("--build", help="also run the set-up (npm ci, the C++ build) in the new folder")] = False,
+) -> None:
+    """Write a ready bot folder from a template: manifest, code, and a README saying how to run and check it."""
+    from ..play.newbot import LANGUAGES, NewBotError, missing, new_bot, set_up
+
+    language = LANGUAGES[lang.value]
+    try:
+        made = new_bot(name, language, folder, author if author is not None else _author())
+    except NewBotError as e:
+        raise fail(str(e)) from None
+    console.print(f"made [bold]{escape(str(made))}[/]: a {language.title} bot; its decisions are in "
+                  f"{escape(str(made / language.logic))}", highlight=False, soft_wrap=True)
+    if build:
+        try:
+            set_up(made, language, echo=lambda line: console.print(f"$ {escape(line)}", highlight=False, soft_wrap=True))
+        except NewBotError as e:
+            raise fail(str(e)) from None
+    steps = [f"cd {made}"] + ([] if build else [" ".join(c) for c in language.setup]) + ["arena bots check ."]
+    console.print("next: " + " && ".join(escape(s) for s in steps), highlight=False, soft_wrap=True)  # one line to paste
+    if not build and (gone := missing(language)):
+        err.print(f"[yellow]warning:[/] {language.title} bots need {escape(', '.join(gone))}, not found here: "
+                  f"install with `{escape(language.install)}` (Debian, as root)", highlight=False)
 
 
 @bots_app.command("check")

@@ -136,8 +136,8 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
 
 def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> tuple[Path, bool]:
     """Copy the bot folder to ``store_root/NAME/VERSION/HASH`` (HASH: the first 16 hex digits
-    of its content hash ``digest``) and make the copy read-only (files 0444, folders 0555,
-    owned by the arena's user); return ``(copy, made now)``.  ``store_root`` must not be
+    of its content hash ``digest``) and make the copy read-only (files 0444, executable files
+    and folders 0555, owned by the arena's user); return ``(copy, made now)``.  ``store_root`` must not be
     inside ``folder`` (:func:`arena.play.submit.submit` refuses that first).
 
     The folder is named by its content, so a copy is never replaced by other files: two
@@ -172,8 +172,8 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
         if content_hash(tmp) != digest:
             raise ValueError(f"the bot folder {folder} changed while it was copied: submit it again")
         for rel, _, st in sorted(walk(tmp), key=lambda e: e[1], reverse=True):  # deepest first
-            if not stat.S_ISLNK(st.st_mode):
-                (tmp / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) else 0o444)
+            if not stat.S_ISLNK(st.st_mode):  # a program stays one (a compiled bot's binary)
+                (tmp / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) or st.st_mode & 0o111 else 0o444)
         tmp.chmod(0o555)
         tmp.rename(dest)
     except BaseException:
@@ -205,6 +205,7 @@ def _copy(folder: Path, dest: Path) -> None:
             try:
                 with os.fdopen(fd, "rb", closefd=False) as f, open(dst, "xb") as out:
                     shutil.copyfileobj(f, out, CHUNK)
+                    os.fchmod(out.fileno(), 0o700 if st.st_mode & 0o111 else 0o600)  # executable or not
             finally:
                 os.close(fd)
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))

@@ -333,3 +333,23 @@ def test_links_are_copied_and_hashed_as_links_never_followed(tmp_path):
         assert (frozen / name).is_symlink() and os.readlink(frozen / name) == str(target)
     assert content_hash(frozen) == digest
     assert not any(p.is_file() and not p.is_symlink() and p.read_text() == "changed" for p in frozen.rglob("*"))
+
+
+def test_a_frozen_copy_keeps_programs_executable(tmp_path):
+    """A compiled bot's binary (``command = ["./bot"]``) stays executable in its frozen copy:
+    programs 0555, other files 0444, folders 0555 (frozen, they were all 0444 and a C++ bot
+    failed to start: "Permission denied")."""
+    from arena.play.bots import freeze
+    from referee.manifest import load_manifest
+
+    folder = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    (folder / "run.sh").write_text("#!/bin/sh\nexec python bot.py \"$@\"\n")
+    (folder / "run.sh").chmod(0o750)
+    (folder / "data").mkdir()
+    (folder / "data" / "table.txt").write_text("1 2 3\n")
+    copy, made = freeze(folder, tmp_path / "store", load_manifest(folder), content_hash(folder))
+    assert made
+    modes = {p.relative_to(copy).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in copy.rglob("*")}
+    assert modes["run.sh"] == 0o555 and modes["bot.py"] == modes["bot.toml"] == modes["data/table.txt"] == 0o444
+    assert modes["data"] == 0o555 and stat.S_IMODE(copy.stat().st_mode) == 0o555
+    assert os.access(copy / "run.sh", os.X_OK) and not os.access(copy / "bot.py", os.X_OK)
