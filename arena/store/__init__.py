@@ -81,7 +81,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .analysis import AnalysisReads, AnalysisWriter
-from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
+from .compete import CompeteReads, CompeteWriter, Competition, LadderUnit, LadderWriter, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, VIEWS, Exporter, write_loader
@@ -128,7 +128,7 @@ class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads
     read and the export, no write method."""
 
 
-class Store(ReadStore, EntryWriter, Writer, CompeteWriter, AnalysisWriter):
+class Store(ReadStore, EntryWriter, Writer, CompeteWriter, LadderWriter, AnalysisWriter):
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 
