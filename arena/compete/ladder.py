@@ -55,11 +55,13 @@ from ..play.executors import Unit, Work, play_unit
 from ..play.schedule import new_seed
 from ..report.tables import rating_table
 from ..store import BoardPairRows, Competition, LadderUnit, Store, Tournament, Version, match_id
-from ..store.compete import ladder_tournament
+from ..store.compete import final_tournament, ladder_tournament
+from .final import play_in_server
 from .hub import Hub
 from .pairing import Entry, next_pair, placement_panel
 
-__all__ = ["Ladder", "MAX_ATTEMPTS", "MAX_BOT_FAILURES", "PROVISIONAL_WIDTH", "ensure_ladder", "standings"]
+__all__ = ["Ladder", "MAX_ATTEMPTS", "MAX_BOT_FAILURES", "PROVISIONAL_WIDTH", "ensure_ladder", "ladder_report",
+           "standings"]
 
 log = logging.getLogger("arena.compete")
 
@@ -146,6 +148,25 @@ def standings(store, competition: str) -> list[Standing]:
     return sorted(out, key=lambda s: (not math.isfinite(s.elo), -s.elo if math.isfinite(s.elo) else 0, s.version.id))
 
 
+def ladder_report(store, competition: str) -> dict:
+    """The ladder as JSON (``GET /api/v1/ladder``, ``arena compete standings``): ``competition``,
+    ``status``, ``ladder`` (``commitment``; ``seed`` once revealed, else None; ``blocks`` claimed,
+    ``units`` by status, ``board_pairs`` stored; ``standings``, best first) and ``final``
+    (:func:`arena.compete.final.final_report`; None before the competition closes)."""
+    from .final import final_report  # noqa: PLC0415 - final imports nothing of this module; kept local for clarity
+
+    c = store.get_competition(competition)
+    t = store.get_tournament(ladder_tournament(competition))
+    units = store.ladder_units(competition)
+    by_status = {k: sum(1 for u in units if u.status == k) for k in ("playing", "done", "void")}
+    return {"competition": competition, "status": c.status if c else None, "ladder": {
+        "commitment": t.commitment if t else None, "seed": None if t is None or t.public_seed is None else
+        str(t.public_seed), "block_boards": c.policy["block_boards"] if c else None, "blocks": len(units),
+        "units": by_status, "board_pairs": t.board_pairs if t else 0,
+        "standings": [st.public() for st in standings(store, competition)]},
+        "final": final_report(store, competition)}
+
+
 class Ladder:
     """``workers`` threads that claim ladder units and play them, one block each, while the
     competition is open. :meth:`step` claims and plays one unit in the caller's thread (tests)."""
@@ -157,6 +178,16 @@ class Ladder:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.wake = threading.Event()
+        self._final = threading.Lock()
+
+    def _final_due(self) -> bool:
+        """The competition is closed and its final not complete."""
+        def work(s):
+            c = s.get_competition(self.hub.competition)
+            t = s.get_tournament(final_tournament(self.hub.competition))
+            return c is not None and c.status == "closed" and t is not None and t.stored_status != "complete"
+
+        return self.hub.run(work)
 
     # ------------------------------------------------------------------ threads
     def start(self) -> None:
@@ -176,6 +207,12 @@ class Ladder:
         while not self._stop.is_set():
             try:
                 unit = self.step()
+                if unit is None and self._final_due() and self._final.acquire(blocking=False):
+                    try:  # a closed competition: one thread plays the final
+                        if play_in_server(self.hub, self.limits, self._stop):
+                            log.info("the final of %s is complete: its seed is revealed", self.hub.competition)
+                    finally:
+                        self._final.release()
             except Exception:  # noqa: BLE001 - the server's own failure: logged, tried again later
                 log.error("the ladder failed:\n%s", traceback.format_exc())
                 unit = None
