@@ -120,7 +120,7 @@ def play_in_server(hub, limits: Limits, stop: threading.Event) -> bool:
 
     t, settings, ruleset, todo = hub.run(read)
     config = MatchConfig(ruleset=ruleset, seed=t.seed, limits=limits, decision_ms=settings["decision_ms"],
-                         max_faults=settings["max_faults"], log_dir=hub.root / "final-logs")
+                         max_faults=settings["max_faults"])
     work = Work(config, t.boards_per_pair)
     for unit in todo:
         results: list = []

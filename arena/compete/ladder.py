@@ -311,7 +311,7 @@ class Ladder:
         c, t, (a, b) = hub.run(read)
         size = c.policy["block_boards"]
         config = MatchConfig(ruleset=t.resolved_ruleset(), decision_ms=c.policy["decision_ms"], seed=t.seed,
-                             limits=self.limits, block_boards=size, log_dir=hub.root / "ladder-logs")
+                             limits=self.limits, block_boards=size)  # bots' output discarded (item 5: per owner)
         work = Work(config, size)
         mid = match_id(t.name, a.key, b.key)
         boards = tuple(range(unit.block * size, (unit.block + 1) * size))

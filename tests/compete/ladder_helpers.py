@@ -9,7 +9,7 @@ from pathlib import Path
 from arena.compete import policy
 from arena.compete.hub import Hub
 from arena.play.bots import freeze
-from arena.store import Store, Version
+from arena.store import Store, Version, seed_commitment
 from arena.store.compete import ladder_tournament
 from referee.manifest import content_hash, load_manifest
 
@@ -22,12 +22,12 @@ SEED = 20240622
 def competition(db: Path, participants=("ann", "bob", "cyd"), seed: int | None = SEED, **values) -> None:
     """The competition ``cup`` (classic) with ``participants``; its ladder seed fixed when ``seed``."""
     with Store.open(db) as s:
-        c = policy.create(s, "cup", "classic", policy=values)
+        policy.create(s, "cup", "classic", policy=values)
         for who in participants:
             policy.add_participant(s, "cup", who)
-        if seed is not None:
-            s.create_tournament(ladder_tournament("cup"), c.ruleset, c.options, seed, c.policy["block_boards"],
-                                secret=True)
+        if seed is not None:  # the ladder's seed drawn by create, replaced by a known one
+            s.con.execute("UPDATE tournaments SET seed = ?, commitment = ? WHERE name = ?",
+                          [str(seed), seed_commitment(seed), ladder_tournament("cup")])
 
 
 def enter(hub: Hub, who: str, folder: Path) -> Version:
