@@ -77,7 +77,7 @@ def create(store: Store, name: str, ruleset: str, option_values: Mapping[str, bo
     if low:
         raise ValueError(f"policy values out of range: {', '.join(f'{k}={values[k]}' for k in low)} "
                          "(each at least 1; cpu_s and memory_mib at least 0)")
-    if store.get_tournament(ladder_tournament(name)) is not None:
+    if store.get_competition(name) is None and store.get_tournament(ladder_tournament(name)) is not None:
         raise StoreError(f"a tournament {ladder_tournament(name)!r} exists: the competition's ladder would take that "
                          "name; choose another competition name")
     c = store.create_competition(name, ruleset, rules.options(), values, new_seed())
