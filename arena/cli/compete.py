@@ -232,16 +232,19 @@ def serve(
     keyfile: Annotated[Path | None, typer.Option(metavar="FILE", help="TLS private key (PEM)",
                                                  show_default=False)] = None,
     workers: Annotated[int, typer.Option(min=1, max=16, help="uploads checked and validated at once")] = 1,
+    ladder_workers: Annotated[int, typer.Option(min=0, max=16, help="ladder units played at once (0: no ladder)")] = 1,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     as_json: JsonOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Run the competition's server: the API under /api/v1, the pages, the intake.
+    """Run the competition's server: the API under /api/v1, the pages, the intake, the ladder.
 
     One process owns the database as its only writer until Ctrl-C. Uploads are
-    checked, frozen, checked in the sandbox and validated against the house bot; a
-    server started again resumes the uploads left pending.
+    checked, frozen, checked in the sandbox and validated against the house bot; active
+    versions play the ladder (fresh blocks of boards, rated as they land) and, once the
+    competition is closed, its final. A server started again resumes the uploads left
+    pending and replays the ladder units left playing.
     """
     from referee import sandbox
     from referee.sandbox import report as sandbox_report
@@ -274,7 +277,7 @@ def serve(
 
     try:
         run_server(db, name, host, port, limits=limits, workers=workers, certfile=certfile, keyfile=keyfile,
-                   announce=announce)
+                   announce=announce, ladder_workers=ladder_workers)
     except (StoreError, ServeError) as e:
         raise refuse(str(e), as_json) from None
     except KeyboardInterrupt:
@@ -293,3 +296,121 @@ def _competition_of(db: Path, name: str, as_json: bool):
     if c is None:
         raise refuse(f"no competition {name!r} in {db}: `arena compete create {name}` first", as_json)
     return c
+
+
+BoardsOption = Annotated[int, typer.Option("--boards", min=1, max=10_000, help="boards per pair of the final")]
+
+
+@compete_app.command("close")
+def close(
+    name: Annotated[str, typer.Argument(help="competition name")],
+    boards: BoardsOption = 64,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="tables played at once (local workers)")] = 1,
+    server: ServerOption = None,
+    no_isolate: NoIsolateOption = False,
+    weak_limits: WeakLimitsOption = False,
+    as_json: JsonOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Close a competition and play its final.
+
+    Uploads are locked and the ladder ends (its seed revealed); each participant's latest
+    active version enters a duplicate round robin under a new secret seed, whose commitment
+    is printed first. Without --server the final is played here with --workers and its seed
+    revealed at the end; with --server (an admin token) the running server plays it.
+    """
+    from ..compete import final
+    from ..compete.client import Remote, RemoteError, resolve
+    from ..compete.ladder import ladder_report
+    from ..store import StoreError
+
+    if server is not None:
+        try:
+            with Remote(*resolve(server)) as r:
+                out = r.close_competition(boards)
+        except RemoteError as e:
+            raise refuse(str(e), as_json) from None
+        if as_json:
+            print(json.dumps(out))
+        else:
+            console.print(f"closed {escape(name)}: the server plays the final ({len(out['entrants'])} entrants, "
+                          f"{out['boards_per_pair']} boards a pair); seed commitment {out['commitment']}",
+                          highlight=False)
+        return
+    store = _writable(db, as_json)
+    try:
+        c = _competition_in(store, name, as_json)
+        limits = _limits(c.policy["cpu_s"], c.policy["memory_mib"], not no_isolate, [], weak_limits)
+        t = final.close(store, name, boards=boards)
+        if not as_json:
+            console.print(f"closed {escape(name)}: final of {len(t.entrants)} entrants, {t.boards_per_pair} boards a "
+                          f"pair; seed commitment {t.commitment}", highlight=False)
+        store.release()
+        summary = final.play(store, name, workers=workers, limits=limits)
+        report = ladder_report(store, name)
+    except StoreError as e:
+        raise refuse(str(e), as_json) from None
+    finally:
+        store.close()
+    if summary.errors:
+        raise refuse("the final was interrupted: " + "; ".join(summary.errors[:3])
+                     + f" — run `arena compete close {name}` again to resume it", as_json)
+    _print_report(report, as_json)
+
+
+def _competition_in(store, name: str, as_json: bool):
+    c = store.get_competition(name)
+    if c is None:
+        raise refuse(f"no competition {name!r}: `arena compete list` shows them", as_json)
+    return c
+
+
+@compete_app.command("standings")
+def standings(
+    name: Annotated[str, typer.Argument(help="competition name")],
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The ladder's standings (Elo, 95% interval, board pairs, provisional) and the final's beside them."""
+    from ..compete.client import Remote, RemoteError, resolve
+    from ..compete.ladder import ladder_report
+    from ..store import Store, StoreError
+
+    try:
+        if server is not None:
+            with Remote(*resolve(server)) as r:
+                report = r.ladder()
+        else:
+            with Store.open(db, read_only=True) as s:
+                _competition_in(s, name, as_json)
+                report = ladder_report(s, name)
+    except (RemoteError, StoreError) as e:
+        raise refuse(str(e), as_json) from None
+    _print_report(report, as_json)
+
+
+def _print_report(report: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report))
+        return
+    lad = report["ladder"]
+    console.print(f"[bold]{escape(report['competition'])}[/] ({report['status']}): ladder of {lad['blocks']} blocks, "
+                  f"{lad['board_pairs']} board pairs; seed commitment {lad['commitment']}"
+                  + (f", seed {lad['seed']}" if lad["seed"] else ""), highlight=False)
+    for k, st in enumerate(lad["standings"], 1):
+        elo = "—" if st["elo"] is None else f"{st['elo']:.0f}"
+        ci = f"[{st['ci_low'] if st['ci_low'] is not None else '-inf'}, " \
+             f"{st['ci_high'] if st['ci_high'] is not None else '+inf'}]"
+        console.print(f"{k:>3}. {escape(st['bot'] or '?')} ({escape(st['participant'])}, v{st['version']}, "
+                      f"{st['status']}) {elo} {ci} {st['boards']} board pairs"
+                      + (" provisional" if st["provisional"] else ""), highlight=False)
+    fin = report["final"]
+    if fin is None:
+        return
+    console.print(f"final ({fin['status']}): {fin['board_pairs']} of {fin['total']} board pairs; commitment "
+                  f"{fin['commitment']}" + (f", seed {fin['seed']}" if fin["seed"] else " (seed secret until done)"),
+                  highlight=False)
+    for r in fin["standings"]:
+        console.print(f"{r['rank']:>3}. {escape(r['name'])}@{escape(r['version'])} ({escape(r['participant'] or '?')}) "
+                      f"{r['elo']} [{r['ci_low']}, {r['ci_high']}] {r['boards']} board pairs", highlight=False)

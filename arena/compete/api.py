@@ -13,7 +13,8 @@ tokens). Answers, as JSON ``{"detail": why}`` when refused:
 - **429** the upload quota spent (``uploads_per_day`` in any 24 hours), with ``Retry-After``
   (seconds) and the time in the message.
 
-Routes: ``GET /api/v1/me``; ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
+Routes: ``GET /api/v1/ladder`` (public, no token: the ladder's and the final's standings);
+``GET /api/v1/me``; ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
 ``application/gzip``; 201 with the new version, 200 with the earlier one when the same bytes were
 uploaded before); ``GET /api/v1/versions``, ``GET /api/v1/versions/{id}``, ``GET
 /api/v1/versions/{id}/logs`` (a participant's own; an admin's: every version, no logs); admin:
@@ -39,10 +40,11 @@ from pydantic import BaseModel, Field
 from ..store import Participant, StoreError, Version
 from ..store.compete import day_ago
 from ..store.model import _now
-from . import policy
+from . import final, policy
 from .archive import ArchiveError, ArchiveLimits, check_archive
 from .hub import Hub
 from .intake import own_logs
+from .ladder import ladder_report
 
 __all__ = ["ApiError", "mount"]
 
@@ -55,6 +57,12 @@ class ApiError(Exception):
     def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None):
         super().__init__(detail)
         self.status, self.detail, self.headers = status, detail, headers or {}
+
+
+class Closing(BaseModel):
+    boards: int = Field(64, ge=1, le=10_000, description="boards per pair of the final")
+    choices: dict[str, int] = Field(default_factory=dict, description="participant → the version id it enters "
+                                    "(default: its latest active version)")
 
 
 class NewParticipant(BaseModel):
@@ -219,6 +227,27 @@ def logs(request: Request, version_id: VersionId, who: Caller) -> dict:
     hub = _hub(request)
     v = _own_version(hub, _participant(who), version_id)
     return {"version": v.id, "status": v.status, "reason": v.reason, "logs": own_logs(hub, v)}
+
+
+@router.get("/ladder")
+def ladder(request: Request) -> dict:
+    """Public (no token): the ladder's standings (each version that played: Elo with its 95%
+    interval, board pairs, units, ``provisional``), its blocks and units, the commitment of its
+    secret seed (the seed once the competition is closed), and the final's standings beside it."""
+    hub = _hub(request)
+    return hub.run(lambda s: ladder_report(s, hub.competition))
+
+
+@router.post("/close")
+def close(request: Request, body: Closing, who: Caller) -> dict:
+    """Admin: close the competition (uploads locked, the ladder ended and its seed revealed) and
+    make the final under a new secret seed, whose commitment is in the answer; the server plays it
+    (``GET /api/v1/ladder`` shows its progress, then its standings and seed)."""
+    hub = _hub(request)
+    _admin(who)
+    t = _admin_run(hub, lambda s: final.close(s, hub.competition, boards=body.boards, choices=body.choices))
+    hub.wake_ladder()
+    return hub.run(lambda s: final.final_report(s, hub.competition)) | {"tournament": t.name}
 
 
 @router.get("/participants")

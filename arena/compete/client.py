@@ -180,6 +180,14 @@ class Remote:
     def rotate(self, name: str) -> dict:
         return self._call("POST", f"/participants/{name}/rotate")
 
+    def close_competition(self, boards: int) -> dict:
+        """Admin: close the competition and make its final (``POST /api/v1/close``)."""
+        return self._call("POST", "/close", json={"boards": boards})
+
+    def ladder(self) -> dict:
+        """The ladder's and the final's standings (``GET /api/v1/ladder``, public)."""
+        return self._call("GET", "/ladder")
+
     def revoke(self, name: str) -> dict:
         return self._call("POST", f"/participants/{name}/revoke")
 

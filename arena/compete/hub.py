@@ -46,6 +46,7 @@ class Hub:
         for folder in (self.archives, self.work, self.logs):
             folder.mkdir(parents=True, exist_ok=True)
         self.wake = threading.Event()  # set when an upload is queued: the intake looks at once
+        self.wake_ladder: Callable[[], None] = lambda: None  # the ladder looks at once (a version turned active, the competition closed)
 
     def run(self, work: Callable[[Store], T]) -> T:
         """``work(store)`` with the store to itself."""

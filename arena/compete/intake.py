@@ -168,7 +168,9 @@ class Intake:
                 return out
 
             made_copy = None  # registered now: kept
-            return hub.run(lambda s: s._transaction(lambda: activate(s)))  # all or nothing
+            out = hub.run(lambda s: s._transaction(lambda: activate(s)))  # all or nothing
+            hub.wake_ladder()
+            return out
         except Rejected as e:
             if made_copy is not None:
                 remove_copy(made_copy, hub.bots_root)

@@ -16,7 +16,7 @@ from referee.rules import get_ruleset
 
 from ..play.schedule import new_seed
 from ..store import Competition, Participant, Store, StoreError
-from ..store.compete import POLICY
+from ..store.compete import POLICY, ladder_tournament
 
 __all__ = ["DEFAULT_POLICY", "POLICY_HELP", "TOKEN_PREFIX", "add_participant", "create", "new_token", "revoke",
            "rotate", "token_hash"]
@@ -60,7 +60,8 @@ def create(store: Store, name: str, ruleset: str, option_values: Mapping[str, bo
            policy: Mapping[str, int | None] | None = None) -> Competition:
     """Create a competition under ``ruleset`` with RULES.md §6.4 options (``get_ruleset`` keywords)
     and its policy (:data:`DEFAULT_POLICY` for every value not given; every value an integer ≥ 0,
-    ≥ 1 but for ``cpu_s`` and ``memory_mib``). A secret practice seed is drawn for its validation boards.
+    ≥ 1 but for ``cpu_s`` and ``memory_mib``). A secret practice seed is drawn for its validation boards,
+    and the ladder's secret seed (the tournament ``NAME:ladder``, its commitment public).
 
     Raises:
         StoreError: a taken name; ValueError: an unknown ruleset or option, a policy value out of range.
@@ -76,7 +77,14 @@ def create(store: Store, name: str, ruleset: str, option_values: Mapping[str, bo
     if low:
         raise ValueError(f"policy values out of range: {', '.join(f'{k}={values[k]}' for k in low)} "
                          "(each at least 1; cpu_s and memory_mib at least 0)")
-    return store.create_competition(name, ruleset, rules.options(), values, new_seed())
+    if store.get_competition(name) is None and store.get_tournament(ladder_tournament(name)) is not None:
+        raise StoreError(f"a tournament {ladder_tournament(name)!r} exists: the competition's ladder would take that "
+                         "name; choose another competition name")
+    c = store.create_competition(name, ruleset, rules.options(), values, new_seed())
+    # the ladder's secret seed, its commitment public from now on (arena.compete.ladder)
+    store.create_tournament(ladder_tournament(name), ruleset, rules.options(), new_seed(), values["block_boards"],
+                            secret=True)
+    return c
 
 
 def _competition(store, name: str) -> Competition:

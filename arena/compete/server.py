@@ -4,7 +4,8 @@ It takes the database's run lock (``<database>.run-lock``: no ``arena tournament
 beside it, and a second server is refused with the first one's pid), opens the database for
 writing for its whole life (:class:`arena.compete.hub.Hub`: the only writer), starts the intake
 (:class:`arena.compete.intake.Intake`, ``workers`` threads; pending uploads of an earlier run
-first), and serves today's pages (:func:`arena.web.create_app`, reading through the server's own
+first) and the ladder (:class:`arena.compete.ladder.Ladder`, ``ladder_workers`` threads; units
+left playing by an earlier run first), and serves today's pages (:func:`arena.web.create_app`, reading through the server's own
 connection) plus the API under ``/api/v1`` (:mod:`arena.compete.api`) with uvicorn, over TLS
 when given a certificate and key.
 """
@@ -22,13 +23,15 @@ from ..web import bind, create_app, is_loopback
 from . import api
 from .hub import Hub
 from .intake import Intake
+from .ladder import Ladder
 
 __all__ = ["build", "serve"]
 
 
-def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None):
-    """``(app, hub, intake)`` for ``competition`` in ``db``: the application (pages and ``/api/v1``),
-    the open store and the intake (not started).
+def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None,
+          ladder_workers: int = 1):
+    """``(app, hub, intake, ladder)`` for ``competition`` in ``db``: the application (pages and
+    ``/api/v1``), the open store, the intake and the ladder (neither started).
 
     Raises:
         StoreError: the database cannot be opened, or holds no such competition.
@@ -42,13 +45,15 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
         hub.close()
         raise
     app = create_app(db, allowed_hosts=allowed_hosts, open_store=hub.reader)
+    ladder = Ladder(hub, limits, workers=ladder_workers)
+    hub.wake_ladder = ladder.wake.set  # a version turned active: the ladder looks at once
     api.mount(app, hub)
-    return app, hub, Intake(hub, limits, workers=workers)
+    return app, hub, Intake(hub, limits, workers=workers), ladder
 
 
 def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000, *, limits: Limits,
           workers: int = 1, certfile: Path | None = None, keyfile: Path | None = None,
-          announce: Callable[[str], None] = print) -> None:
+          announce: Callable[[str], None] = print, ladder_workers: int = 1) -> None:
     """Run the server until interrupted (Ctrl-C, SIGTERM); ``announce`` gets its URL once it listens.
 
     Raises:
@@ -61,8 +66,9 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
     lock = RunLock(db)
     lock.acquire(f"compete:{competition}")
     try:
-        app, hub, intake = build(db, competition, limits=limits, workers=workers,
-                                 allowed_hosts=None if is_loopback(host) else ["*"])
+        app, hub, intake, ladder = build(db, competition, limits=limits, workers=workers,
+                                         allowed_hosts=None if is_loopback(host) else ["*"],
+                                         ladder_workers=ladder_workers)
         try:
             sock = bind(host, port)
             tls = certfile is not None
@@ -71,6 +77,8 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
                                     ssl_keyfile=str(keyfile) if keyfile else None)
             server = uvicorn.Server(config)
             intake.start()
+            if ladder_workers:
+                ladder.start()
             shown = f"[{host}]" if ":" in host else host
             announce(f"{'https' if tls else 'http'}://{shown}:{sock.getsockname()[1]}/")
             try:
@@ -78,6 +86,7 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
             finally:
                 sock.close()
                 intake.stop(timeout=1.0)
+                ladder.stop(timeout=1.0)
         finally:
             hub.close()
     finally:

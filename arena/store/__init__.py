@@ -19,7 +19,7 @@ does is split by concern, one module each:
   version 5): reads for every store, writes for :class:`Store` (``arena/analysis/boards.py``
   is their one writer, on demand, never during a tournament).
 - ``compete.py``: the competition server's tables (competitions, participants and their
-  token hashes, uploaded versions and their status): reads for every store, writes for
+  token hashes, uploaded versions and their status, the ladder's units): reads for every store, writes for
   :class:`Store` (``arena/compete/`` is their one writer).
 
 **Readers never get the writer**: ``Store.open(path, read_only=True)`` returns a
@@ -36,7 +36,8 @@ for writing returns a :class:`Store`, which adds ``entries.py`` and ``writer.py`
 - **Schema versions**: an older database is upgraded when it is opened for
   writing: version 1 (``BIGINT`` seeds) to 2 (``schema._upgrade_1_to_2``), 2 to 3
   (``board_pairs.outcome_a``, ``schema._upgrade_2_to_3``), 3 to 4 (tournament settings) and
-  4 to 5 (the double-dummy cache; a version 4 file opened read-only reads without it). The views of
+  4 to 5 (the double-dummy cache; a version 4 file opened read-only reads without it) and 5 to 6
+  (the competition ladder's ``ladder_units``). The views of
   ``arena/store/views.sql`` are made after any upgrade.
 - **Results**: :meth:`Store.write_board_pair` writes one
   :class:`~referee.records.BoardPairResult` — its ``board_pairs`` row, both
@@ -81,7 +82,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .analysis import AnalysisReads, AnalysisWriter
-from .compete import CompeteReads, CompeteWriter, Competition, Participant, Version
+from .compete import CompeteReads, CompeteWriter, Competition, LadderUnit, LadderWriter, Participant, Version
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, VIEWS, Exporter, write_loader
@@ -128,7 +129,7 @@ class ReadStore(Connection, TournamentReads, ResultReads, Exporter, CompeteReads
     read and the export, no write method."""
 
 
-class Store(ReadStore, EntryWriter, Writer, CompeteWriter, AnalysisWriter):
+class Store(ReadStore, EntryWriter, Writer, CompeteWriter, LadderWriter, AnalysisWriter):
     """The arena database: one DuckDB connection. Open with :meth:`Store.open`;
     use as a context manager or call :meth:`close`."""
 

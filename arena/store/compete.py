@@ -24,6 +24,19 @@ POLICY = ("uploads_per_day", "active_versions", "archive_mib", "unpacked_mib", "
 STATUSES = ("queued", "checking", "validating", "active", "rejected", "retired")
 PENDING = ("queued", "checking", "validating")
 SCOPES = ("participant", "admin")
+#: A ladder unit's kinds and statuses (``ladder_units``).
+UNIT_KINDS = ("placement", "ladder")
+UNIT_STATUSES = ("playing", "done", "void")
+
+
+def ladder_tournament(competition: str) -> str:
+    """The tournament holding a competition's ladder (its secret seed, its board pairs)."""
+    return f"{competition}:ladder"
+
+
+def final_tournament(competition: str) -> str:
+    """The tournament of a competition's final (a duplicate round robin with a seed of its own)."""
+    return f"{competition}:final"
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,34 @@ class Version:
                 "content_hash": self.content_hash, "uploaded_at": self.uploaded_at.isoformat(),
                 "updated_at": self.updated_at.isoformat()}
 
+
+@dataclass(frozen=True)
+class LadderUnit:
+    """One block of the ladder played by two versions (``ladder_units``): ``block`` deals
+    boards ``block·B … block·B + B − 1`` of the ladder seed (B: the policy's ``block_boards``);
+    A is the older version."""
+
+    competition: str
+    block: int
+    kind: str
+    version_a: int
+    version_b: int
+    status: str
+    attempts: int
+    forfeit_a: bool | None
+    forfeit_b: bool | None
+    detail: str | None
+    claimed_at: datetime
+    done_at: datetime | None
+
+    def public(self) -> dict:
+        return {"block": self.block, "kind": self.kind, "version_a": self.version_a, "version_b": self.version_b,
+                "status": self.status, "attempts": self.attempts, "forfeit_a": self.forfeit_a,
+                "forfeit_b": self.forfeit_b, "detail": self.detail}
+
+
+_UNIT_COLS = ("competition, block, kind, version_a, version_b, status, attempts, forfeit_a, forfeit_b, detail, "
+              "claimed_at, done_at")
 
 _VERSION_COLS = ("id, competition, participant, archive_sha256, archive_bytes, status, reason, bot_name, bot_version, "
                  "content_hash, validation, uploaded_at, updated_at")
@@ -181,6 +222,22 @@ class CompeteReads:
         rows = self._query("SELECT participant FROM compete_versions WHERE competition = ? AND bot_name = ? "
                            "AND status <> 'rejected' ORDER BY id LIMIT 1", [competition, bot_name])
         return rows[0][0] if rows else None
+
+
+    def ladder_units(self, competition: str, *, statuses: tuple[str, ...] | None = None,
+                     version: int | None = None) -> list[LadderUnit]:
+        """The competition's ladder units (with one of ``statuses``, of ``version`` only), by block."""
+        if not self._has_table("ladder_units"):
+            return []
+        sql = f"SELECT {_UNIT_COLS} FROM ladder_units WHERE competition = ?"
+        params: list = [competition]
+        if statuses is not None:
+            sql += " AND list_contains(?, status)"
+            params.append(list(statuses))
+        if version is not None:
+            sql += " AND (version_a = ? OR version_b = ?)"
+            params += [version, version]
+        return [LadderUnit(*r) for r in self._query(sql + " ORDER BY block", params)]
 
 
 class CompeteWriter:
@@ -278,3 +335,66 @@ class CompeteWriter:
 def day_ago(now: datetime | None = None) -> datetime:
     """24 hours before ``now`` (naive UTC): the window of the upload quota."""
     return (now or _now()) - timedelta(days=1)
+
+
+class LadderWriter:
+    """Writes of ``ladder_units`` (a mixin of :class:`arena.store.Store`); the competition
+    server's ladder is their only writer."""
+
+    def claim_block(self, competition: str, kind: str, version_a: int, version_b: int) -> LadderUnit:
+        """A new unit on the next block (the block counter: one more than any block ever claimed),
+        ``playing``, in one transaction: no block is ever given to two units.
+
+        Raises:
+            StoreError: an unknown kind, the same version twice."""
+        if kind not in UNIT_KINDS:
+            raise StoreError(f"unknown ladder unit kind {kind!r}: expected one of {', '.join(UNIT_KINDS)}")
+        if version_a == version_b:
+            raise StoreError(f"a ladder unit needs two versions, got {version_a} twice")
+        a, b = sorted((version_a, version_b))
+
+        def work() -> int:
+            (block,) = self.con.execute("SELECT coalesce(max(block), -1) + 1 FROM ladder_units WHERE competition = ?",
+                                        [competition]).fetchone()
+            self.con.execute(f"INSERT INTO ladder_units ({_UNIT_COLS}) VALUES (?, ?, ?, ?, ?, 'playing', 1, NULL, "
+                             "NULL, NULL, ?, NULL)", [competition, block, kind, a, b, _now()])
+            return block
+
+        return self._unit(competition, self._transaction(work))
+
+    def _unit(self, competition: str, block: int) -> LadderUnit:
+        rows = self._query(f"SELECT {_UNIT_COLS} FROM ladder_units WHERE competition = ? AND block = ?",
+                           [competition, block])
+        if not rows:
+            raise StoreError(f"no ladder block {block} in {competition!r}")
+        return LadderUnit(*rows[0])
+
+    def retry_unit(self, competition: str, block: int, detail: str) -> LadderUnit:
+        """A unit that failed for the server's reasons: still ``playing``, one more attempt counted."""
+        self._query("UPDATE ladder_units SET attempts = attempts + 1, detail = ? WHERE competition = ? AND block = ? "
+                    "AND status = 'playing'", [detail, competition, block])
+        return self._unit(competition, block)
+
+    def void_unit(self, competition: str, block: int, detail: str) -> LadderUnit:
+        """A unit that will never be played (a version left the ladder first): its block is spent."""
+        self._query("UPDATE ladder_units SET status = 'void', detail = ?, done_at = ? WHERE competition = ? "
+                    "AND block = ? AND status = 'playing'", [detail, _now(), competition, block])
+        return self._unit(competition, block)
+
+    def mark_unit_done(self, competition: str, block: int, forfeit_a: bool, forfeit_b: bool) -> None:
+        """Mark a unit done (inside the transaction that stores its board pairs).
+
+        Raises:
+            StoreError: the unit is not ``playing`` (done or void already: nothing is stored twice)."""
+        rows = self.con.execute("UPDATE ladder_units SET status = 'done', forfeit_a = ?, forfeit_b = ?, done_at = ? "
+                                "WHERE competition = ? AND block = ? AND status = 'playing' RETURNING block",
+                                [forfeit_a, forfeit_b, _now(), competition, block]).fetchall()
+        if not rows:
+            raise StoreError(f"ladder block {block} of {competition!r} is not being played: not stored again")
+
+    def set_competition_status(self, name: str, status: str) -> Competition:
+        """``open`` or ``closed`` (uploads locked, the final to play)."""
+        if status not in ("open", "closed"):
+            raise StoreError(f"unknown competition status {status!r}")
+        self._query("UPDATE competitions SET status = ? WHERE name = ?", [status, name])
+        return self.get_competition(name)

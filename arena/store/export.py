@@ -16,7 +16,7 @@ TABLES: tuple[str, ...] = (
     "sprt_tests",
     "contree_calls",
     "tournament_settings",
-    "competitions", "compete_participants", "compete_versions",
+    "competitions", "compete_participants", "compete_versions", "ladder_units",
     "dd_deals", "dd_cards",
 )
 
@@ -39,7 +39,7 @@ _EXPORTED = {
 
 
 #: The competition server's tables (arena/compete/): absent from a database last written before them.
-_COMPETE = ("competitions", "compete_participants", "compete_versions")
+_COMPETE = ("competitions", "compete_participants", "compete_versions", "ladder_units")
 
 
 class Exporter:

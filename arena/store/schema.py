@@ -1,8 +1,9 @@
 """The schema and its migrations: ``schema.sql`` (tables, documented there) and
 ``views.sql`` beside this module, applied at each open for writing; an older database is
 upgraded then, version 1 to 2 (:func:`_upgrade_1_to_2`), 2 to 3 (:func:`_upgrade_2_to_3`), 3 to 4
-(:func:`_upgrade_3_to_4`) and 4 to 5 (:func:`_upgrade_4_to_5`). A version 4 database opened read-only
-is read as it is: version 5 only adds the double-dummy cache, which its readers find empty.
+(:func:`_upgrade_3_to_4`), 4 to 5 (:func:`_upgrade_4_to_5`) and 5 to 6 (:func:`_upgrade_5_to_6`). A
+version 4 or 5 database opened read-only is read as it is: versions 5 and 6 only add tables (the
+double-dummy cache, the ladder's units), which their readers find empty.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import duckdb
 from .model import StoreError, seed_commitment
 
 #: The layout version of ``schema.sql``; older ones are upgraded on open for writing, newer ones refused.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _schema_sql(name: str = "schema.sql") -> str:
@@ -51,12 +52,15 @@ def migrate(con: duckdb.DuckDBPyConnection, p: Path | None, *, read_only: bool) 
             _upgrade_2_to_3(con)
         _upgrade_3_to_4(con)
         _upgrade_4_to_5(con)
+        _upgrade_5_to_6(con)
         rows = [(SCHEMA_VERSION,)]
-    elif rows and rows[0][0] == 4 and not read_only:
-        _upgrade_4_to_5(con)
+    elif rows and rows[0][0] in (4, 5) and not read_only:
+        if rows[0][0] == 4:
+            _upgrade_4_to_5(con)
+        _upgrade_5_to_6(con)
         rows = [(SCHEMA_VERSION,)]
-    if rows and rows[0][0] == 4 and read_only:
-        rows = [(SCHEMA_VERSION,)]  # read as version 5 without the double-dummy cache (its readers check)
+    if rows and rows[0][0] in (4, 5) and read_only:
+        rows = [(SCHEMA_VERSION,)]  # read as version 6 without the tables added since (their readers check)
     if not read_only:
         con.execute(_schema_sql("views.sql"))
     return rows[0][0] if rows else None
@@ -141,6 +145,12 @@ def _upgrade_4_to_5(con: duckdb.DuckDBPyConnection) -> None:
     """Upgrade a schema version 4 database to version 5: the double-dummy analysis cache
     (``dd_deals``, ``dd_cards``), which ``schema.sql`` has just made; only the version moves."""
     con.execute("UPDATE schema_version SET version = 5")
+
+
+def _upgrade_5_to_6(con: duckdb.DuckDBPyConnection) -> None:
+    """Upgrade a schema version 5 database to version 6: the competition ladder's units
+    (``ladder_units``), which ``schema.sql`` has just made; only the version moves."""
+    con.execute("UPDATE schema_version SET version = 6")
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

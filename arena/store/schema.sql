@@ -24,6 +24,7 @@
 -- Version 2: tournaments.seed is text (256-bit seeds), with seed_secret and commitment.
 -- Version 3: board_pairs.outcome_a; the views of arena/store/views.sql.
 -- Version 5: the double-dummy analysis cache, dd_deals and dd_cards.
+-- Version 6: the competition ladder's units, ladder_units.
 -- arena/store/schema.py upgrades an older database when it opens it for writing.
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER NOT NULL            -- the layout of this file; bumped on any change
@@ -246,7 +247,7 @@ CREATE TABLE IF NOT EXISTS competitions (
     decision_ms       INTEGER   NOT NULL,   -- deadline of one decision, ms
     cpu_s             INTEGER   NOT NULL,   -- bot sandbox: CPU seconds per process (0 = unlimited)
     memory_mib        INTEGER   NOT NULL,   -- bot sandbox: memory per process and bot, MiB (0 = unlimited)
-    block_boards      INTEGER   NOT NULL,   -- boards of a ladder block (later phase: the ladder)
+    block_boards      INTEGER   NOT NULL,   -- boards of a ladder block (ladder_units)
     validation_boards INTEGER   NOT NULL,   -- boards of a validation match against the house bot
     practice_seed     VARCHAR   NOT NULL,   -- 256 random bits, decimal: deals the practice boards (secret)
     status            VARCHAR   NOT NULL CHECK (status IN ('open', 'closed')),
@@ -271,9 +272,7 @@ CREATE TABLE IF NOT EXISTS compete_participants (
 -- The archive is kept as <db folder>/compete/<competition>/archives/<archive_sha256>.tar.gz;
 -- bot_name, bot_version and content_hash are known once it is unpacked (checking), and the
 -- bots row (name, version) is written when it turns active.
--- Later phases refer to a version by id (ladder units, the final's entrants) and play it as the
--- entrant of its bots row: a ladder unit will be a row of its own (block number, the two
--- version ids, status), so that a block is played in one unit only and a restart replays it.
+-- The ladder refers to a version by id (ladder_units) and plays it as the entrant of its bots row.
 CREATE TABLE IF NOT EXISTS compete_versions (
     id             INTEGER   PRIMARY KEY,   -- 1, 2, ... over the database
     competition    VARCHAR   NOT NULL,
@@ -289,6 +288,32 @@ CREATE TABLE IF NOT EXISTS compete_versions (
     validation     JSON,                    -- per ruleset: boards, wins/draws/losses, margin, faults
     uploaded_at    TIMESTAMP NOT NULL,
     updated_at     TIMESTAMP NOT NULL
+);
+
+-- One unit of a competition's ladder (arena/compete/ladder.py, schema version 6): one block of
+-- boards played by two versions. The ladder's boards are dealt from the secret seed of the
+-- tournament "<competition>:ladder" (its commitment public, its seed revealed when the
+-- competition closes); block k is boards k*block_boards .. (k+1)*block_boards - 1. The block
+-- counter is max(block) + 1, claimed in the transaction that inserts the row (the primary key
+-- refuses a block twice): every block goes to one unit and is never played by another, so a
+-- block's deals are public as soon as its board pairs are stored. A unit's board pairs are
+-- stored in the transaction that marks it done (all or none); a unit still 'playing' when the
+-- server stopped is replayed on the same block by the same versions (an infrastructure failure
+-- never charges a bot), or 'void' (the block never used) when a version left the ladder first.
+CREATE TABLE IF NOT EXISTS ladder_units (
+    competition VARCHAR   NOT NULL,         -- competitions.name
+    block       INTEGER   NOT NULL,         -- 0, 1, 2, ... the competition's block counter
+    kind        VARCHAR   NOT NULL CHECK (kind IN ('placement', 'ladder')),
+    version_a   INTEGER   NOT NULL,         -- compete_versions.id, the older version: A (NS at table 1)
+    version_b   INTEGER   NOT NULL,         -- compete_versions.id, the newer version
+    status      VARCHAR   NOT NULL CHECK (status IN ('playing', 'done', 'void')),
+    attempts    INTEGER   NOT NULL,         -- times started (> 1: replayed after the server's failures)
+    forfeit_a   BOOLEAN,                    -- A forfeited a board pair of the unit (its faults: a bot-caused failure)
+    forfeit_b   BOOLEAN,
+    detail      VARCHAR,                    -- the last infrastructure failure, or why void
+    claimed_at  TIMESTAMP NOT NULL,
+    done_at     TIMESTAMP,
+    PRIMARY KEY (competition, block)
 );
 
 -- The double-dummy analysis of a deal (arena analyze, arena/analysis/boards.py): computed on

@@ -7,7 +7,7 @@ Only :class:`arena.store.Store` has it; a read-only store does not.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -176,7 +176,8 @@ class Writer:
         """
         return self.write_board_pairs(tournament, [(match_id, result)]) == 1
 
-    def write_board_pairs(self, tournament: str, results: Iterable[tuple[str, BoardPairResult]]) -> int:
+    def write_board_pairs(self, tournament: str, results: Iterable[tuple[str, BoardPairResult]],
+                          *, also: Callable[[], object] | None = None) -> int:
         """Write board pairs — ``board_pairs``, both ``deals``, every ``actions`` and
         ``faults`` row, and each new ``matches`` row — in **one transaction** (all or
         nothing), with one bulk insert per table.
@@ -203,6 +204,9 @@ class Writer:
                 the same board pair twice in ``results``; any database error.
                 Nothing is written then. Any other exception raised during the
                 write also rolls it back and propagates.
+
+        ``also()`` (if given) makes more writes in the same transaction, after the board
+        pairs (a competition's ladder marks its unit done with them: all or none).
         """
         ruleset = self._ruleset(tournament)
         items = list(results)
@@ -211,17 +215,24 @@ class Writer:
             raise StoreError("the same board pair is given twice in one write")
         for mid, r in items:
             _check_result(mid, r)
-        if not items:
+        if not items and also is None:
             return 0
+
+        def write(rows, retry=False):
+            out = self._write(tournament, ruleset, rows, retry=retry) if rows else (0, {})
+            if also is not None:
+                also()
+            return out
+
         try:
-            written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items))
+            written, new_matches = self._transaction(lambda: write(items))
         except _AlreadyStored:
             # Rare (a rerun, a result delivered twice): drop the stored ones and write the rest.
             done = self._stored_keys(keys)
             items = [(mid, r) for mid, r in items if (mid, r.board) not in done]
-            if not items:
+            if not items and also is None:
                 return 0
-            written, new_matches = self._transaction(lambda: self._write(tournament, ruleset, items, retry=True))
+            written, new_matches = self._transaction(lambda: write(items, retry=True))
         self._matches.update(new_matches)
         if self.path is not None and _wal_path(self.path).exists() and \
                 _wal_path(self.path).stat().st_size >= WAL_CHECKPOINT:

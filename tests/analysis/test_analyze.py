@@ -157,7 +157,7 @@ def test_a_schema_version_4_database(tmp_path):
     with Store.open(path, read_only=True) as store:
         assert store.dd_deals("t1/x~y", SOLVER_VERSION) == [] and store.dd_points_lost(SOLVER_VERSION) == {}
     with Store.open(path) as store:
-        assert store.con.execute("SELECT version FROM schema_version").fetchall() == [(5,)]
+        assert store.con.execute("SELECT version FROM schema_version").fetchall() == [(6,)]
         assert store.dd_deals("t1/x~y", SOLVER_VERSION) == []
 
 

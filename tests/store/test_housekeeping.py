@@ -46,7 +46,7 @@ def test_a_schema_version_3_database_is_upgraded(tmp_path):
     with pytest.raises(StoreError, match="schema version 3.*open it once for writing"):
         Store.open(path, read_only=True)
     with Store.open(path) as s:
-        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)] == [(5,)]
+        assert s.con.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)] == [(6,)]
         assert s.play_settings("t1") == {"decision_ms": 900, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024,
                                          "time_bank_ms": 0, "time_increment_ms": 0}
         assert s.run_workers("t1") is None

@@ -1,0 +1,64 @@
+"""The final (arena/compete/final.py): `arena compete close` locks uploads, reveals the ladder's
+seed, plays a duplicate round robin of each participant's latest active version under a new
+secret seed, every pair on the same boards, and publishes the seed whose SHA-256 is the
+commitment printed first, with the standings beside the ladder's."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import duckdb
+
+from arena.compete.hub import Hub
+from arena.compete.ladder import Ladder
+from referee.sandbox import Limits
+
+from .conftest import SAMPLES, bot_copy, cli, output
+from .ladder_helpers import competition, enter
+
+
+def test_close_plays_a_final_on_identical_boards_and_reveals_the_committed_seed(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=2)
+    hub = Hub(db, "cup")
+    try:
+        old = enter(hub, "ann", bot_copy("random", tmp_path / "r1", name="anns"))
+        latest = enter(hub, "ann", bot_copy("random", tmp_path / "r2", name="anns", version="2.0.0"))
+        enter(hub, "bob", SAMPLES / "greedy")
+        enter(hub, "cyd", SAMPLES / "heuristic")
+        ladder = Ladder(hub, Limits(isolate=False))
+        assert ladder.step().status == "done"  # one ladder block before the close
+        ladder_commitment = hub.run(lambda s: s.get_tournament("cup:ladder").commitment)
+    finally:
+        hub.close()
+    r = cli("compete", "close", "cup", "--boards", 3, "--no-isolate", "--json", "--db", db)
+    assert r.exit_code == 0, output(r)
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert report["status"] == "closed"
+    fin = report["final"]
+    assert fin["status"] == "complete" and fin["board_pairs"] == fin["total"] == 3 * 3
+    assert [e["bot"] for e in fin["entrants"]] == ["anns@2.0.0", "greedy@1.0.0", "heuristic@1.0.0"]
+    assert fin["entrants"][0]["version"] == latest.id != old.id  # ann's latest active version
+    # commit and reveal: the seed's SHA-256 is the commitment, for the final and the ladder
+    assert hashlib.sha256(fin["seed"].encode()).hexdigest() == fin["commitment"]
+    assert report["ladder"]["commitment"] == ladder_commitment
+    assert hashlib.sha256(report["ladder"]["seed"].encode()).hexdigest() == ladder_commitment
+    assert fin["seed"] != report["ladder"]["seed"]
+    assert {s["name"] for s in fin["standings"]} == {"anns", "greedy", "heuristic"}
+    assert all(s["boards"] == 6 for s in fin["standings"])  # 2 opponents x 3 boards
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        decks = con.execute("SELECT d.board, d.table_no, count(DISTINCT d.deck::VARCHAR), count(*) FROM deals d "
+                            "JOIN matches m USING (match_id) WHERE m.tournament = 'cup:final' "
+                            "GROUP BY ALL ORDER BY ALL").fetchall()
+        # every pair played each board: the same deck at table 1, the same renamed deck at table 2
+        assert decks == [(b, t, 1, 3) for b in range(3) for t in (1, 2)]
+        assert con.execute("SELECT status FROM competitions").fetchall() == [("closed",)]
+        assert con.execute("SELECT count(*) FROM ladder_units WHERE status = 'playing'").fetchall() == [(0,)]
+    finally:
+        con.close()
+    # the standings, the ladder's and the final's, as text too
+    r = cli("compete", "standings", "cup", "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "final (complete)" in r.stdout and fin["seed"] in r.stdout.replace("\n", "")

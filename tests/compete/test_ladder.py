@@ -1,0 +1,168 @@
+"""The ladder in process (arena/compete/ladder.py, arena/compete/pairing.py): placement gauntlets,
+blocks claimed once, ratings in the order of the sample bots' strength without one owner's pairs,
+the server's failures replayed and charged to nobody, a faulting bot retired with the reason."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from arena.compete import ladder as ladder_module
+from arena.compete.hub import Hub
+from arena.compete.ladder import MAX_BOT_FAILURES, Ladder, standings
+from arena.compete.pairing import Entry, information, next_pair, placement_panel
+from arena.store.compete import ladder_tournament
+from referee.sandbox import Limits
+
+from .conftest import SAMPLES, bot_copy
+from .ladder_helpers import competition, crashing_bot, enter
+
+
+# ---------------------------------------------------------------- pairing (pure)
+
+def test_the_placement_panel_is_everyone_older_or_32_spread_over_the_ratings():
+    field = [Entry(i, f"p{i}", elo=1500.0 + 10 * i, sd=50.0) for i in range(1, 6)]
+    new = Entry(9, "p1")
+    assert placement_panel(new, field) == [1, 2, 3, 4, 5]
+    big = [Entry(i, f"p{i}", elo=1000.0 + i, sd=50.0) for i in range(1, 101)] + [Entry(200, "me", elo=1200.0)]
+    panel = placement_panel(Entry(300, "me"), big, cap=32)
+    assert len(panel) == 32 and 200 in panel  # its owner's own version is met (unrated)
+    others = sorted(panel)[:-1]
+    assert others[0] == 1 and others[-1] == 100  # spread from the bottom to the top of the list
+
+
+def test_the_next_pair_is_the_most_informative_one_of_different_owners():
+    a, b, c = Entry(1, "ann", 1500.0, 30.0, 9), Entry(2, "bob", 1510.0, 30.0, 9), Entry(3, "cyd", 1900.0, 30.0, 9)
+    assert next_pair([a, b, c], {}, 10) == (1, 2)  # close ratings
+    wide = Entry(3, "cyd", 1900.0, 300.0, 9)
+    assert next_pair([a, b, wide], {}, 10) in ((1, 3), (2, 3))  # a wide interval outweighs a far rating
+    assert information(a, b, 0) > information(a, b, 640)  # few boards together: more to learn
+    assert next_pair([a, b, c], {(1, 2): 10_000}, 10) == (2, 3)
+    assert next_pair([a, Entry(2, "ann", 1500.0, 30.0, 9)], {}, 10) is None  # one owner's versions never meet
+    assert next_pair([a, b, c], {}, 10, busy={1}) == (2, 3)
+    # the floor: a version that played none of the last 2·n blocks comes first, whatever it carries
+    starved = Entry(3, "cyd", 2400.0, 10.0, 0)
+    assert next_pair([Entry(1, "ann", 1500.0, 30.0, 99), Entry(2, "bob", 1500.0, 30.0, 99), starved], {}, 100) \
+        in ((1, 3), (2, 3))
+
+
+# ---------------------------------------------------------------- the ladder
+
+
+def _db_rows(hub, sql, params=()):
+    return hub.run(lambda s: s.con.execute(sql, list(params)).fetchall())
+
+
+def test_the_ladder_places_new_versions_and_rates_heuristic_over_greedy_over_random(tmp_path):
+    """Four versions (ann's two: a random bot and its next version), 8-board blocks: every pair
+    meets in placement (ann's own pair too, unrated), then the ladder's pairs; every block once;
+    heuristic > greedy > random."""
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=8)
+    hub = Hub(db, "cup")
+    try:
+        v = [enter(hub, "ann", bot_copy("random", tmp_path / "r1", name="anns")),
+             enter(hub, "bob", SAMPLES / "greedy"),
+             enter(hub, "cyd", SAMPLES / "heuristic"),
+             enter(hub, "ann", bot_copy("random", tmp_path / "r2", name="anns", version="2.0.0"))]
+        ladder = Ladder(hub, Limits(isolate=False))
+        started = time.monotonic()
+        units = [ladder.step() for _ in range(14)]
+        elapsed = time.monotonic() - started
+        assert [u.block for u in units] == list(range(14)) and all(u.status == "done" for u in units)
+        placement = [(u.version_a, u.version_b) for u in units if u.kind == "placement"]
+        ids = [x.id for x in v]
+        assert sorted(placement) == sorted((a, b) for i, a in enumerate(ids) for b in ids[i + 1:])
+        assert [u.kind for u in units[:6]] == ["placement"] * 6
+        # the ladder never pairs one owner's versions
+        assert all({u.version_a, u.version_b} != {ids[0], ids[3]} for u in units[6:])
+        # every block stored whole, under its own boards, once
+        rows = _db_rows(hub, "SELECT match_id, board FROM board_pairs")
+        assert len(rows) == 14 * 8 == len(set(rows))
+        assert sorted({b // 8 for _, b in rows}) == list(range(14))
+        assert _db_rows(hub, "SELECT count(*) FROM ladder_units WHERE status = 'done'") == [(14,)]
+        table = hub.run(lambda s: standings(s, "cup"))
+        order = [st.version.key for st in table]
+        assert order.index("heuristic@1.0.0") < order.index("greedy@1.0.0") < \
+            min(order.index("anns@1.0.0"), order.index("anns@2.0.0")), [st.public() for st in table]
+        by_key = {st.version.key: st for st in table}
+        # ann's versions met once (8 board pairs), never rated against each other
+        own = _db_rows(hub, "SELECT count(*) FROM board_pairs p JOIN matches m USING (match_id) "
+                            "WHERE m.entrant_a LIKE 'anns@%' AND m.entrant_b LIKE 'anns@%'")
+        assert own == [(8,)]
+        units_of = {k: s.units for k, s in by_key.items()}
+        assert by_key["anns@1.0.0"].boards == (units_of["anns@1.0.0"] - 1) * 8
+        assert all(math.isfinite(st.elo) for st in table)
+        print(f"\n14 blocks of 8 boards in {elapsed:.1f} s: " +
+              ", ".join(f"{st.version.key} {st.elo:.0f} [{st.ci_low:.0f}, {st.ci_high:.0f}]" for st in table))
+        # the seed stays secret, its commitment public
+        t = hub.run(lambda s: s.get_tournament(ladder_tournament("cup")))
+        assert t.public_seed is None and len(t.commitment) == 64
+    finally:
+        hub.close()
+
+
+def test_a_failure_of_the_server_replays_the_unit_and_charges_nobody(tmp_path, monkeypatch):
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=2)
+    hub = Hub(db, "cup")
+    try:
+        enter(hub, "ann", SAMPLES / "random")
+        enter(hub, "bob", SAMPLES / "greedy")
+        real = ladder_module.play_unit
+        calls = []
+
+        def flaky(work, unit, emit, stopped):
+            calls.append(unit.boards)
+            if len(calls) == 1:
+                emit(unit.match_id, None)  # half a unit handed over, then the worker is lost
+                raise ConnectionError("worker lost")
+            return real(work, unit, emit, stopped)
+
+        monkeypatch.setattr(ladder_module, "play_unit", flaky)
+        monkeypatch.setattr(ladder_module, "RETRY_S", 0.0)
+        ladder = Ladder(hub, Limits(isolate=False))
+        first = ladder.step()
+        assert first.status == "playing" and first.attempts == 2 and "worker lost" in first.detail
+        assert _db_rows(hub, "SELECT count(*) FROM board_pairs") == [(0,)]
+        again = ladder.step()
+        assert again.block == first.block == 0 and again.status == "done" and calls == [(0, 1), (0, 1)]
+        assert (again.forfeit_a, again.forfeit_b) == (False, False)
+        assert _db_rows(hub, "SELECT count(*) FROM board_pairs") == [(2,)]
+        assert [v.status for v in hub.run(lambda s: s.versions("cup"))] == ["active", "active"]
+    finally:
+        hub.close()
+
+
+def test_a_version_whose_bot_faults_unit_after_unit_is_retired_with_the_reason(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    try:
+        good = enter(hub, "ann", SAMPLES / "random")
+        bad = enter(hub, "bob", crashing_bot(tmp_path / "crashy"))
+        ladder = Ladder(hub, Limits(isolate=False))
+        units = [ladder.step() for _ in range(MAX_BOT_FAILURES)]
+        assert all(u.status == "done" and u.forfeit_b and not u.forfeit_a for u in units)
+        v = hub.run(lambda s: s.get_version(bad.id))
+        assert v.status == "retired"
+        assert f"faulted in {MAX_BOT_FAILURES} ladder units in a row" in v.reason and "blocks 0, 1, 2" in v.reason
+        assert hub.run(lambda s: s.get_version(good.id)).status == "active"
+        assert ladder.step() is None  # nobody left to play ann
+        # the forfeited boards count: ann won them all
+        assert _db_rows(hub, "SELECT outcome_a, count(*) FROM board_pairs GROUP BY ALL") == [("win", 3)]
+    finally:
+        hub.close()
+
+
+def test_a_closed_competition_plays_no_ladder(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    try:
+        enter(hub, "ann", SAMPLES / "random")
+        enter(hub, "bob", SAMPLES / "greedy")
+        hub.run(lambda s: s.set_competition_status("cup", "closed"))
+        assert Ladder(hub, Limits(isolate=False)).step() is None
+    finally:
+        hub.close()
