@@ -215,7 +215,8 @@ def _exit_as(status: int) -> None:
     """Exit as a child with wait status ``status`` did: the same code, or the same signal."""
     code = os.waitstatus_to_exitcode(status)
     if code < 0:
-        _signal.signal(-code, _signal.SIG_DFL)
+        if -code not in (_signal.SIGKILL, _signal.SIGSTOP):  # those two have no handler to reset
+            _signal.signal(-code, _signal.SIG_DFL)
         os.kill(os.getpid(), -code)
         code = 128 - code
     os._exit(code)

@@ -118,7 +118,8 @@ def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
     bound = [src for src in pairs.values()]
     assert not [b for b in bound if b in (repo, f"{repo}/referee", f"{repo}/arena", f"{repo}/results")]
     # the private folders, and empty ones over what the sandbox hides (sandbox.shown_paths)
-    assert cmd.count("--tmpfs") == 3 + len(sandbox.shown_paths()[1]) and cmd.count(str(8 * 1024 * 1024)) == 3
+    # (and an empty /dev/pts: no pseudo-terminal)
+    assert cmd.count("--tmpfs") == 4 + len(sandbox.shown_paths()[1]) and cmd.count(str(8 * 1024 * 1024)) == 3
     for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--clearenv", "--new-session"):
         assert flag in cmd, flag
