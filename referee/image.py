@@ -291,16 +291,24 @@ def _build(shown: list[str], hidden: list[str]) -> tuple[str, Path, int, int, in
             tmp = ROOT / f".{key}.{os.getpid()}"
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(mode=0o755)
-            files, size = _copy(shown, set(hidden), tmp)
-            (tmp / ".built").write_text(json.dumps({"files": files, "bytes": size}))
-            shutil.rmtree(ROOT / key, ignore_errors=True)
-            os.rename(tmp, ROOT / key)
+            try:
+                files, size = _copy(shown, set(hidden), tmp)
+                (tmp / ".built").write_text(json.dumps({"files": files, "bytes": size}))
+                shutil.rmtree(ROOT / key, ignore_errors=True)
+                os.rename(tmp, ROOT / key)
+            except BaseException:  # a failed copy leaves no half image in memory
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         stats = json.loads(done.read_text())
     finally:
         os.close(build)
     for other in ROOT.glob("*.lock"):  # older images nobody holds
         if other.stem != key:
             _remove(ROOT, other.stem)
+    for tmp in ROOT.glob(".*.*"):  # half copies of builders killed meanwhile (".KEY.PID")
+        pid = tmp.name.rsplit(".", 1)[-1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(tmp, ignore_errors=True)
     return key, ROOT / key, stats["files"], stats["bytes"], held
 
 
