@@ -71,7 +71,9 @@ def _reports(tmp_path) -> list[dict]:
 
 
 def _sandbox_cpu_ticks(client: BotClient) -> int:
-    """CPU time (clock ticks) used so far by every process of the bot's sandbox, read on the host."""
+    """CPU time (clock ticks) used so far by every process of the bot's sandbox, read on the host:
+    each process's own time and that of the children it has reaped (``cutime``, ``cstime``), so
+    the sum never falls when a child exits."""
     ns = os.stat(f"/proc/{client._sandbox.child}/ns/pid").st_ino
     total = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -80,7 +82,7 @@ def _sandbox_cpu_ticks(client: BotClient) -> int:
                 continue
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+            total += sum(map(int, fields[11:15]))  # utime, stime, cutime, cstime
         except (OSError, IndexError, ValueError):
             continue
     return total
