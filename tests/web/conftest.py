@@ -46,11 +46,14 @@ def require_chromium() -> str:
 
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory) -> Path:
-    """A results database holding the finished tournament ``demo``."""
+    """A results database holding the finished tournament ``demo``, played by ``arena`` in a
+    process of its own: the session's browser may already run, and Playwright's sync API keeps
+    an event loop running in this thread, under which an arena cannot play in process."""
     db = tmp_path_factory.mktemp("web") / "arena.duckdb"
     bots = [a for b in BOTS3 for a in ("--bots", b)]
-    r = cli("tournament", "run", DEMO, *bots, "--boards", DEMO_BOARDS, "--seed", 1, "--db", db)
-    assert r.exit_code == 0, output(r)
+    r = subprocess.run([ARENA, "tournament", "run", DEMO, *bots, "--boards", str(DEMO_BOARDS), "--seed", "1",
+                        "--db", str(db)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
     return db
 
 
@@ -95,9 +98,11 @@ def server(demo_db):
     assert "Traceback" not in err, err
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
-    """Headless Chromium: the system's browser (never a downloaded one). Missing: the tests fail."""
+    """Headless Chromium: the system's browser (never a downloaded one). Missing: the tests fail.
+    Closed once the web view's tests are done: Playwright's sync API keeps an event loop running in
+    this thread, under which the tests run next (by a worker of ``make test``) could not play."""
     path = require_chromium()
     from playwright.sync_api import sync_playwright
 
