@@ -52,7 +52,7 @@ def demo_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("web") / "arena.duckdb"
     bots = [a for b in BOTS3 for a in ("--bots", b)]
     r = subprocess.run([ARENA, "tournament", "run", DEMO, *bots, "--boards", str(DEMO_BOARDS), "--seed", "1",
-                        "--db", str(db)], capture_output=True, text=True, timeout=300)
+                        "--db", str(db)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return db
 
