@@ -124,6 +124,9 @@ class BotClient:
 
     stream_decisions: bool = True
     """Whether :meth:`decide_async` tries ``DecideStream`` first (False: unary ``Decide`` only)."""
+    quote_output: bool = True
+    """Whether a failed start's message quotes the end of the bot's output (:meth:`log_tail`); off
+    where faults are public and a bot's output is its owner's alone (a competition's ladder)."""
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
     _aio_channel: grpc.aio.Channel | None = None
     _aio_stub: pb_grpc.BotServiceStub | None = None
@@ -226,7 +229,7 @@ class BotClient:
                 if self._closed:
                     raise BotStartError(f"{self.name}: stopped while it started")
                 if self.process is None or self.process.poll() is not None:
-                    raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up: {self.log_tail()}")
+                    raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up{self._quoted()}")
                 if time.monotonic() > deadline:
                     raise BotStartError(f"{self.manifest.key} did not listen within {self.startup_s:.0f} s")
                 time.sleep(0.005)
@@ -317,7 +320,7 @@ class BotClient:
         if child is None:
             if self.process.poll() is None:
                 raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")
-            raise BotStartError(f"{self.manifest.key}: the sandbox failed to start: {self.log_tail()}")
+            raise BotStartError(f"{self.manifest.key}: the sandbox failed to start{self._quoted()}")
         return f"/proc/{child}/root{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}"
 
     def _start_unisolated(self, bot_command: list[str]) -> str:
@@ -355,6 +358,11 @@ class BotClient:
                 name = ""
             return f"was killed by signal {-status}{name}"
         return f"exited with status {status}"
+
+    def _quoted(self) -> str:
+        """": <the end of the bot's output>" for a start's error message, or where it is not quoted
+        (:attr:`quote_output` off), a pointer to the bot's log."""
+        return f": {self.log_tail()}" if self.quote_output else " (its output is in its owner's log)"
 
     def log_tail(self, n: int = 300) -> str:
         """The last ``n`` characters of the bot's stdout/stderr, its readiness line left out."""

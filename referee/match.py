@@ -75,6 +75,13 @@ BLOCK_BOARDS = 100
 RECENT_ANSWERS = 32
 
 
+
+def log_name(entrant_key: str) -> str:
+    """An entrant's name as it begins the file names of its kept output (``MatchConfig.log_dir``:
+    ``<name>-table<T>-seat<S>-<n>.log``): its key with every character but letters, digits and
+    ``.@#+-`` replaced by ``_``."""
+    return re.sub(r"[^\w.@#+-]", "_", entrant_key)
+
 @dataclass(frozen=True)
 class Entrant:
     """One side of a match: a manifest (started locally) or a ``host:port`` endpoint."""
@@ -111,6 +118,8 @@ class MatchConfig:
             the other, with one table's processes alive at a time (module docstring). The
             forfeit rule counts the other table's faults from the next block, so a
             tournament keeps its block size for all its matches.
+        quote_output: a fault at a bot's start quotes the end of its output (False: it says
+            only what happened, for faults shown to all while the output is its owner's).
     """
 
     ruleset: Ruleset
@@ -123,6 +132,7 @@ class MatchConfig:
     limits: Limits = field(default_factory=Limits)
     log_dir: Path | None = None
     block_boards: int = BLOCK_BOARDS
+    quote_output: bool = True
 
     @property
     def key(self) -> bytes:
@@ -155,9 +165,10 @@ class _Seat:
             seed=secret.process_seed(self.key, self.match_id, self.table, self.seat, 0),
             startup_s=self.config.startup_s, limits=self.config.limits, content_hash=self.entrant.content_hash,
         )
+        client.quote_output = self.config.quote_output
         if self.config.log_dir is not None:
-            name = re.sub(r"[^\w.@#+-]", "_", self.entrant.key)
-            client.keep_log = self.config.log_dir / f"{name}-table{self.table}-seat{self.seat}-{self.generation}.log"
+            stem = f"{log_name(self.entrant.key)}-table{self.table}-seat{self.seat}-{self.generation}"
+            client.keep_log = self.config.log_dir / f"{stem}.log"
         self.generation += 1
         self.starting = client  # the match's close() stops it, from another thread, if it must
         try:

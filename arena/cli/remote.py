@@ -1,4 +1,4 @@
-"""``arena remote login|submit|status|logs|whoami``: a participant's client of a competition
+"""``arena remote login|submit|status|logs|final|whoami``: a participant's client of a competition
 server (``arena.compete.client``). Every command takes ``--json``; a refusal prints
 ``{"error": why, "status": HTTP status}`` then, besides the ``error:`` line on stderr.
 """
@@ -97,6 +97,11 @@ def whoami(server: ServerOption = None, as_json: JsonOption = False) -> None:
         q = me["quota"]
         console.print(f"uploads: {q['used']} of {q['per_day']} in the last 24 hours"
                       + (f"; next possible in {q['retry_after_s']} s" if not q["left"] else ""), highlight=False)
+    if me["scope"] == "participant":
+        choice = me.get("final_choice")
+        console.print(f"the final: version {choice} (`arena remote final`)" if choice else
+                      "the final: your latest active version (choose another with `arena remote final VERSION`)",
+                      highlight=False)
 
 
 @remote_app.command("submit")
@@ -138,26 +143,64 @@ def status(
         print(json.dumps(rows if version is None else rows[0]))
         return
     t = Table(title="versions", header_style="bold")
-    for col in ("id", "bot", "status", "uploaded (UTC)", "validation / reason"):
+    for col in ("id", "bot", "status", "ladder Elo [95%]", "uploaded (UTC)", "validation / reason"):
         t.add_column(col)
     for v in rows:
         val = v.get("validation") or {}
         summary = "; ".join(f"{k}: {x['wins']}-{x['draws']}-{x['losses']} vs {val.get('house', '?')}"
                             for k, x in val.get("rulesets", {}).items())
-        t.add_row(str(v["id"]), escape(v["bot"] or "?"), v["status"], v["uploaded_at"][:19],
+        t.add_row(str(v["id"]), escape(v["bot"] or "?"), v["status"], _standing(v), v["uploaded_at"][:19],
                   escape(v["reason"] or summary))
     show_table(console, t)
+    faults = [(v["id"], f) for v in rows for f in (v.get("ladder") or {}).get("faults", [])]
+    if faults:
+        ft = Table(title="faults on the ladder (newest first; `arena remote logs VERSION --block N` shows the output)",
+                   header_style="bold")
+        for col in ("version", "block", "board", "table", "seat", "kind", "what happened"):
+            ft.add_column(col)
+        for vid, f in faults[:20]:
+            ft.add_row(str(vid), str(f["block"]), str(f["board"]), str(f["table"]), str(f["seat"]), f["kind"],
+                       escape(f["detail"]))
+        show_table(console, ft)
+
+
+def _standing(v: dict) -> str:
+    """A version's ladder rating in words: "1512 [1440, 1590]" (provisional marked), or "-"."""
+    st = (v.get("ladder") or {}).get("standing")
+    if not st or st.get("elo") is None:
+        return "-"
+    low, high = (f"{x:.0f}" if x is not None else "?" for x in (st["ci_low"], st["ci_high"]))
+    return f"{st['elo']:.0f} [{low}, {high}]" + (" provisional" if st["provisional"] else "")
+
+
+@remote_app.command("final")
+def final(
+    version: Annotated[str, typer.Argument(help="one of your active versions: its id or name@version")],
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Choose the version of yours that enters the final when the competition closes (default:
+    your latest active version)."""
+    with _remote(server, as_json) as r:
+        out = _call(as_json, lambda: r.choose_final(version))
+    if as_json:
+        print(json.dumps(out))
+        return
+    console.print(f"version {out['version']} enters the final for {escape(out['participant'])}", highlight=False)
 
 
 @remote_app.command("logs")
 def logs(
     version: Annotated[str, typer.Argument(help="your version: its id or name@version")],
+    block: Annotated[int | None, typer.Option(min=0, help="a ladder block (`arena remote status` lists those with "
+                                                          "faults); default: the validation and the newest unit")] = None,
     server: ServerOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Your bot's own output (stdout, stderr) in its validation matches, per process."""
+    """Your bot's own output (stdout, stderr), per process: in its validation matches and its
+    newest ladder unit, or in one ladder block."""
     with _remote(server, as_json) as r:
-        out = _call(as_json, lambda: r.logs(version))
+        out = _call(as_json, lambda: r.logs(version, block))
     if as_json:
         print(json.dumps(out))
         return
@@ -167,3 +210,5 @@ def logs(
     for name, text in out["logs"].items():
         console.rule(escape(name))
         console.print(text, markup=False, highlight=False)
+    if out.get("ladder_blocks"):
+        err.print(f"ladder blocks kept (--block N): {', '.join(map(str, out['ladder_blocks']))}", highlight=False)

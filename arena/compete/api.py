@@ -14,10 +14,10 @@ tokens). Answers, as JSON ``{"detail": why}`` when refused:
   (seconds) and the time in the message.
 
 Routes: ``GET /api/v1/ladder`` (public, no token: the ladder's and the final's standings);
-``GET /api/v1/me``; ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
+``GET /api/v1/me``; ``PUT /api/v1/final`` (the version that enters the final); ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
 ``application/gzip``; 201 with the new version, 200 with the earlier one when the same bytes were
 uploaded before); ``GET /api/v1/versions``, ``GET /api/v1/versions/{id}``, ``GET
-/api/v1/versions/{id}/logs`` (a participant's own; an admin's: every version, no logs); admin:
+/api/v1/versions/{id}/logs[?block=N]`` (a participant's own; an admin's: every version, no logs); admin:
 ``GET /api/v1/participants``, ``POST /api/v1/participants``, ``POST
 /api/v1/participants/{name}/revoke``, ``POST /api/v1/participants/{name}/rotate``.
 """
@@ -30,7 +30,7 @@ import os
 from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Request
+from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -43,8 +43,8 @@ from ..store.model import _now
 from . import final, policy
 from .archive import ArchiveError, ArchiveLimits, check_archive
 from .hub import Hub
-from .intake import own_logs
-from .ladder import ladder_report
+from .intake import ladder_log_blocks, own_logs
+from .ladder import ladder_report, version_ladder
 
 __all__ = ["ApiError", "mount"]
 
@@ -167,7 +167,28 @@ def me(request: Request, who: Caller) -> dict:
     out = {"participant": who.name, "scope": who.scope, "competition": c.public()}
     if who.scope == "participant":
         out["quota"] = quota(hub, who)
+        out["final_choice"] = hub.run(lambda s: s.final_choices(hub.competition)).get(who.name)
     return out
+
+
+class FinalChoice(BaseModel):
+    version: int = Field(ge=1, description="one of your active versions: it enters the final when the "
+                                           "competition closes (default: your latest active version)")
+
+
+@router.put("/final")
+def choose_final(request: Request, body: FinalChoice, who: Caller) -> dict:
+    """Choose the version of yours that enters the final (``arena remote final VERSION``): one of
+    your active versions, while the competition is open (404: not an active version of yours;
+    409: the competition is closed). ``{"participant", "version"}``."""
+    hub = _hub(request)
+    _participant(who)
+    v = _own_version(hub, who, body.version)
+    try:
+        hub.run(lambda s: s.choose_final(hub.competition, who.name, v.id))
+    except StoreError as e:
+        raise ApiError(409 if "is not open" in str(e) else 404, str(e)) from None
+    return {"participant": who.name, "version": v.id}
 
 
 @router.post("/versions", status_code=201, openapi_extra={"requestBody": {
@@ -210,23 +231,39 @@ def versions(request: Request, who: Caller) -> list[dict]:
     """The caller's versions, oldest first (an admin: every participant's)."""
     hub = _hub(request)
     owner = None if who.scope == "admin" else who.name
-    return [v.public() for v in hub.run(lambda s: s.versions(hub.competition, owner))]
+    return hub.run(lambda s: _with_ladder(s, hub.competition, s.versions(hub.competition, owner)))
 
 
 @router.get("/versions/{version_id}")
 def version(request: Request, version_id: VersionId, who: Caller) -> dict:
-    """One of the caller's versions: status, reason, validation summary (404 for another's)."""
-    return _own_version(_hub(request), who, version_id).public()
+    """One of the caller's versions: status, reason, validation summary, and ``ladder``: its
+    rating there (``standing``, None before it played) and its newest faults (404 for another's)."""
+    hub = _hub(request)
+    v = _own_version(hub, who, version_id)
+    return hub.run(lambda s: _with_ladder(s, hub.competition, [v]))[0]
+
+
+def _with_ladder(store, competition: str, versions: list[Version]) -> list[dict]:
+    ladder = version_ladder(store, competition, versions)
+    return [{**v.public(), "ladder": ladder[v.id]} for v in versions]
 
 
 @router.get("/versions/{version_id}/logs")
-def logs(request: Request, version_id: VersionId, who: Caller) -> dict:
-    """The output (stdout and stderr) of the caller's own bot in its validation matches, per
-    process (``{"version", "status", "reason", "logs": {"RULESET/FILE": text}}``, each the last
-    256 KiB); readable by the version's owner only (404 for anyone else)."""
+def logs(request: Request, version_id: VersionId, who: Caller,
+         block: Annotated[int | None, Query(ge=0, description="a ladder block (default: the validation "
+                                                               "and the newest ladder unit)")] = None) -> dict:
+    """The output (stdout and stderr) of the caller's own bot, per process: in its validation
+    matches and its newest ladder unit, or in ladder block ``block`` (``{"version", "status",
+    "reason", "ladder_blocks": [blocks kept], "logs": {"FOLDER/FILE": text}}``, each the last 256
+    KiB); readable by the version's owner only (404 for anyone else, and for a block not kept)."""
     hub = _hub(request)
     v = _own_version(hub, _participant(who), version_id)
-    return {"version": v.id, "status": v.status, "reason": v.reason, "logs": own_logs(hub, v)}
+    try:
+        files = own_logs(hub, v, block)
+    except KeyError as e:
+        raise ApiError(404, e.args[0]) from None
+    return {"version": v.id, "status": v.status, "reason": v.reason,
+            "ladder_blocks": ladder_log_blocks(hub, v.id), "logs": files}
 
 
 @router.get("/ladder")

@@ -157,9 +157,15 @@ class Remote:
     def version(self, version_id: int) -> dict:
         return self._call("GET", f"/versions/{version_id}")
 
-    def logs(self, version: str | int) -> dict:
-        """The logs of one of your versions: by id, or by ``name@version``."""
-        return self._call("GET", f"/versions/{self.version_id(version)}/logs")
+    def logs(self, version: str | int, block: int | None = None) -> dict:
+        """The logs of one of your versions (by id, or by ``name@version``): its validation's and its
+        newest ladder unit's, or ladder block ``block``'s."""
+        params = {} if block is None else {"block": block}
+        return self._call("GET", f"/versions/{self.version_id(version)}/logs", params=params)
+
+    def choose_final(self, version: str | int) -> dict:
+        """Enter one of your active versions (by id or ``name@version``) in the final."""
+        return self._call("PUT", "/final", json={"version": self.version_id(version)})
 
     def version_id(self, version: str | int) -> int:
         """A version's id from its id or its bot's ``name@version`` (the latest upload of it)."""

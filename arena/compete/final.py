@@ -43,7 +43,9 @@ MAX_FAULTS = 3
 def close(store: Store, competition: str, *, boards: int = DEFAULT_BOARDS,
           choices: Mapping[str, int] | None = None) -> Tournament:
     """Close ``competition`` and make its final (module docstring); return the final's tournament.
-    ``choices``: participant → the version id it enters (default: its latest active version).
+    ``choices``: participant → the version id it enters, over the participants' own choices
+    (``arena remote final``, :meth:`arena.store.Store.choose_final`; a choice whose version is no
+    longer active is ignored); default: the participant's latest active version.
     Closing a closed competition returns its final as it is.
 
     Raises:
@@ -61,6 +63,9 @@ def close(store: Store, competition: str, *, boards: int = DEFAULT_BOARDS,
     chosen: dict[str, int] = {}
     for v in active:
         chosen[v.participant] = v.id  # oldest first: the latest wins
+    for who, vid in store.final_choices(competition).items():
+        if any(v.id == vid and v.participant == who for v in active):
+            chosen[who] = vid
     for who, vid in (choices or {}).items():
         if not any(v.id == vid and v.participant == who for v in active):
             raise StoreError(f"version {vid} is not an active version of {who!r}")

@@ -7,8 +7,10 @@ Layout (``ROOT`` = ``<database folder>/compete/<competition>``):
   once, before its ``compete_versions`` row; an upload made twice is stored once);
 - ``ROOT/work/<version id>/``: an upload unpacked while the intake checks it (removed after);
 - ``ROOT/logs/<version id>/``: the output of every bot process of its validation matches
-  (``<entrant>-table<T>-seat<S>-<n>.log``, :class:`referee.match.MatchConfig`); its owner
-  reads its own bot's files only;
+  (``<ruleset>/<entrant>-table<T>-seat<S>-<n>.log``, :class:`referee.match.MatchConfig`) and of
+  its newest ladder units (``ladder-<block>/…``, :data:`arena.compete.intake.LOGS_KEPT` of them);
+  its owner reads its own bot's files only;
+- ``ROOT/logs/units/<block>/``: a ladder unit's output while it plays (then filed per version);
 - ``<database folder>/bots/``: frozen copies, as ``arena bots submit`` makes them.
 """
 

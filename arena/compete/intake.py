@@ -30,7 +30,7 @@ import traceback
 from pathlib import Path
 
 from referee.manifest import ManifestError, content_hash, load_manifest
-from referee.match import Entrant, MatchConfig, play_match
+from referee.match import Entrant, MatchConfig, log_name, play_match
 from referee.records import printable
 from referee.rules import get_ruleset, make_board
 from referee.sandbox import Limits
@@ -266,17 +266,74 @@ def _remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def own_logs(hub: Hub, version: Version, cap: int = 256 * 1024) -> dict[str, str]:
-    """The output of the version's own bot processes in its validation matches: ``{"RULESET/FILE":
-    text}``, each file's last ``cap`` bytes (made printable: control characters escaped), never
-    the house bot's."""
+#: Ladder units whose bot output is kept for each version (its newest), besides its validation's.
+LOGS_KEPT = 10
+_LADDER = "ladder-"
+
+
+def file_unit_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], block: int) -> None:
+    """File a ladder unit's bot output (``folder``: the ``log_dir`` its unit was played with, files
+    at any depth, :func:`arena.play.executors.match_log_dir`) under each version's
+    own logs, ``ROOT/logs/<id>/ladder-<block>/`` (replacing an earlier attempt's), keep each
+    version's newest :data:`LOGS_KEPT` units, and remove ``folder``.
+
+    Args:
+        versions: ``(version id, entrant key)`` of the unit's two versions.
+    """
+    for version_id, key in versions:
+        prefix = log_name(key) + "-table"
+        mine = hub.logs / str(version_id)
+        dest = mine / f"{_LADDER}{block:06d}"
+        _remove_tree(dest)
+        dest.mkdir(parents=True)
+        if folder.is_dir():
+            for path in folder.rglob("*.log"):
+                if path.name.startswith(prefix) and path.is_file() and not path.is_symlink():
+                    path.rename(dest / path.name)
+        for old in sorted(ladder_log_blocks(hub, version_id))[:-LOGS_KEPT]:
+            _remove_tree(mine / f"{_LADDER}{old:06d}")
+    _remove_tree(folder)
+
+
+def ladder_log_blocks(hub: Hub, version_id: int) -> list[int]:
+    """The ladder blocks whose output is kept for a version, oldest first."""
+    folder = hub.logs / str(version_id)
+    if not folder.is_dir():
+        return []
+    return sorted(int(p.name[len(_LADDER):]) for p in folder.iterdir()
+                  if p.name.startswith(_LADDER) and p.name[len(_LADDER):].isdigit() and p.is_dir())
+
+
+def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 256 * 1024) -> dict[str, str]:
+    """The output of the version's own bot processes: ``{"FOLDER/FILE": text}``, each file's last
+    ``cap`` bytes (made printable: control characters escaped), never another entrant's.
+
+    ``block`` None: its validation matches (``FOLDER``: the ruleset) and its newest ladder unit
+    (``ladder-<block>``); a block: that ladder unit's only.
+
+    Raises:
+        KeyError: no output of ``block`` is kept for the version (message: the blocks kept).
+    """
     folder = hub.logs / str(version.id)
-    out: dict[str, str] = {}
     if version.key is None or not folder.is_dir():
-        return out
-    for path in sorted(folder.glob("*/*.log")):
-        if path.is_symlink() or not path.name.startswith(f"{version.key}-table"):
-            continue
-        data = path.read_bytes()[-cap:]
-        out[f"{path.parent.name}/{path.name}"] = printable(data.decode("utf-8", "replace"), cap)
+        if block is not None:
+            raise KeyError(f"no output of ladder block {block} is kept for version {version.id}")
+        return {}
+    kept = ladder_log_blocks(hub, version.id)
+    if block is not None and block not in kept:
+        raise KeyError(f"no output of ladder block {block} is kept for version {version.id} (kept: "
+                       f"{', '.join(map(str, kept)) or 'none'}; the newest {LOGS_KEPT} units are kept)")
+    if block is None:
+        folders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_LADDER)]
+        folders += [folder / f"{_LADDER}{kept[-1]:06d}"] if kept else []
+    else:
+        folders = [folder / f"{_LADDER}{block:06d}"]
+    prefix = log_name(version.key) + "-table"
+    out: dict[str, str] = {}
+    for sub in sorted(folders):
+        for path in sorted(sub.glob("*.log")):
+            if path.is_symlink() or not path.name.startswith(prefix):
+                continue
+            data = path.read_bytes()[-cap:]
+            out[f"{sub.name}/{path.name}"] = printable(data.decode("utf-8", "replace"), cap)
     return out

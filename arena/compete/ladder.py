@@ -29,6 +29,10 @@ with a floor so nobody starves; one owner's versions never meet there.
 (:func:`arena.report.tables.rating_table`), without those between one owner's versions; a
 version is *provisional* while its 95% interval is wider than :data:`PROVISIONAL_WIDTH` Elo.
 
+**Logs.** Each version's bot output of its newest :data:`arena.compete.intake.LOGS_KEPT` units
+is kept for its owner (``arena remote logs VERSION [--block N]``), and its faults are listed in
+its status (:func:`version_ladder`).
+
 **Bot failures.** A unit in which a version forfeited a board pair (a fault of its own: crash,
 timeout, illegal answer, …) is a failed unit for it; after :data:`MAX_BOT_FAILURES` failed
 units in a row it is ``retired``, the reason saying why (its owner reads it in ``arena remote
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import logging
 import math
+import shutil
 import threading
 import time
 import traceback
@@ -58,10 +63,11 @@ from ..store import BoardPairRows, Competition, LadderUnit, Store, Tournament, V
 from ..store.compete import final_tournament, ladder_tournament
 from .final import play_in_server
 from .hub import Hub
+from .intake import file_unit_logs
 from .pairing import Entry, next_pair, placement_panel
 
 __all__ = ["Ladder", "MAX_ATTEMPTS", "MAX_BOT_FAILURES", "PROVISIONAL_WIDTH", "ensure_ladder", "ladder_report",
-           "standings"]
+           "standings", "version_ladder"]
 
 log = logging.getLogger("arena.compete")
 
@@ -146,6 +152,24 @@ def standings(store, competition: str) -> list[Standing]:
     nan = (math.nan, -math.inf, math.inf, math.nan, 0)
     out = [Standing(v, *fitted.get(v.key, nan), units=count.get(v.id, 0)) for v in versions]
     return sorted(out, key=lambda s: (not math.isfinite(s.elo), -s.elo if math.isfinite(s.elo) else 0, s.version.id))
+
+
+def version_ladder(store, competition: str, versions: list[Version]) -> dict[int, dict]:
+    """What each of ``versions`` shows its owner of the ladder, by version id: ``standing``
+    (:meth:`Standing.public`, None before it played) and ``faults``, its newest 20 faults there
+    (``block``, ``board``, ``table``, ``seat``, ``kind``, ``detail``; ``arena remote logs VERSION
+    --block N`` shows its output in that block)."""
+    c = store.get_competition(competition)
+    size = c.policy["block_boards"] if c else 1
+    table = {st.version.id: st for st in standings(store, competition)}
+    out = {}
+    for v in versions:
+        st = table.get(v.id)
+        faults = [] if v.key is None else store.faults_of(ladder_tournament(competition), v.key)
+        out[v.id] = {"standing": st.public() if st is not None and st.boards else None,
+                     "faults": [{"block": f["board"] // size, **{k: f[k] for k in ("board", "table", "seat", "kind",
+                                                                                   "detail")}} for f in faults]}
+    return out
 
 
 def ladder_report(store, competition: str) -> dict:
@@ -310,8 +334,11 @@ class Ladder:
 
         c, t, (a, b) = hub.run(read)
         size = c.policy["block_boards"]
+        logs = hub.logs / "units" / str(unit.block)  # then filed per version: each owner reads its own
+        shutil.rmtree(logs, ignore_errors=True)
+        logs.mkdir(parents=True)
         config = MatchConfig(ruleset=t.resolved_ruleset(), decision_ms=c.policy["decision_ms"], seed=t.seed,
-                             limits=self.limits, block_boards=size)  # bots' output discarded (item 5: per owner)
+                             limits=self.limits, block_boards=size, log_dir=logs, quote_output=False)
         work = Work(config, size)
         mid = match_id(t.name, a.key, b.key)
         boards = tuple(range(unit.block * size, (unit.block + 1) * size))
@@ -323,6 +350,8 @@ class Ladder:
                 raise RuntimeError("stopped" if self._stop.is_set() else f"{len(results)} of {size} board pairs")
         except Exception as e:  # noqa: BLE001 - the server's failure: replayed, never charged to a bot
             return self._failed(unit, e)
+        finally:
+            file_unit_logs(hub, logs, [(unit.version_a, a.key), (unit.version_b, b.key)], unit.block)
         forfeit_a = any(r.forfeit_a for _, r in results)
         forfeit_b = any(r.forfeit_b for _, r in results)
 

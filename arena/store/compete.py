@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import duckdb
+
 from .model import StoreError, _json, _now
 
 #: The columns of a competition's policy, in ``competitions`` order (all integers).
@@ -186,6 +188,15 @@ class CompeteReads:
                            "FROM compete_participants WHERE competition = ? ORDER BY created_at, name", [competition])
         return [Participant(*r) for r in rows]
 
+    def final_choices(self, competition: str) -> dict[str, int]:
+        """Participant → the version id it chose to enter the final (``arena remote final``)."""
+        try:
+            rows = self._query("SELECT participant, version_id FROM compete_final_choices WHERE competition = ?",
+                               [competition])
+        except duckdb.CatalogException:  # a database opened read-only from before the table
+            return {}
+        return {who: int(vid) for who, vid in rows}
+
     def get_version(self, version_id: int) -> Version | None:
         rows = self._query(f"SELECT {_VERSION_COLS} FROM compete_versions WHERE id = ?", [version_id])
         return _version(rows[0]) if rows else None
@@ -294,6 +305,22 @@ class CompeteWriter:
         self._query("UPDATE compete_participants SET token_hash = ?, token_at = ? WHERE competition = ? AND name = ?",
                     [token_hash, _now(), competition, name])
         return self.get_participant(competition, name)
+
+    def choose_final(self, competition: str, participant: str, version_id: int) -> None:
+        """Make ``version_id`` the participant's entrant of the final (replacing an earlier choice).
+
+        Raises:
+            StoreError: the competition is not open; the version is not an active one of the participant's.
+        """
+        c = self.get_competition(competition)
+        if c is None or c.status != "open":
+            raise StoreError(f"competition {competition!r} is not open: its final's entrants are chosen")
+        v = self.get_version(version_id)
+        if v is None or v.competition != competition or v.participant != participant or v.status != "active":
+            raise StoreError(f"version {version_id} is not an active version of {participant!r}: only an active "
+                             "version (`arena remote status`) can enter the final")
+        self._query("INSERT OR REPLACE INTO compete_final_choices VALUES (?, ?, ?, ?)",
+                    [competition, participant, version_id, _now()])
 
     def add_version(self, competition: str, participant: str, archive_sha256: str, archive_bytes: int,
                     uploaded_at: datetime | None = None) -> Version:

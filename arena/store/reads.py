@@ -399,6 +399,16 @@ class ResultReads:
                            [match_id, board])
         return {k: n for k, n in rows}
 
+    def faults_of(self, tournament: str, entrant: str, limit: int = 20) -> list[dict]:
+        """The newest ``limit`` faults of ``entrant`` (a key) in ``tournament``, newest board first:
+        ``{"match_id", "board", "table", "seat", "kind", "detail"}`` each."""
+        rows = self._query(
+            """SELECT f.match_id, f.board, f.table_no, f.seat, f.kind, f.detail FROM faults f JOIN matches m
+               USING (match_id) WHERE m.tournament = ? AND f.entrant = ?
+               ORDER BY f.board DESC, f.table_no DESC, f.seat LIMIT ?""", [tournament, entrant, limit])
+        return [{"match_id": m, "board": int(b), "table": int(t), "seat": int(s), "kind": k, "detail": d}
+                for m, b, t, s, k, d in rows]
+
     def fault_counts(self, tournament: str | None = None, bot: str | None = None) -> list[tuple[str, str, int]]:
         """``(entrant, kind, count)`` of the stored faults, by entrant then kind, optionally
         only one tournament's and/or one bot's (``"name"`` or ``"name@version"``)."""

@@ -267,6 +267,16 @@ CREATE TABLE IF NOT EXISTS compete_participants (
     PRIMARY KEY (competition, name)
 );
 
+-- The version a participant chose to enter the final (arena remote final; without a row: its
+-- latest active version). Written while the competition is open; read by arena compete close.
+CREATE TABLE IF NOT EXISTS compete_final_choices (
+    competition VARCHAR   NOT NULL,         -- competitions.name
+    participant VARCHAR   NOT NULL,         -- compete_participants.name
+    version_id  INTEGER   NOT NULL,         -- compete_versions.id, one of the participant's
+    chosen_at   TIMESTAMP NOT NULL,
+    PRIMARY KEY (competition, participant)
+);
+
 -- One uploaded archive of a participant's bot and what became of it:
 -- queued -> checking -> validating -> active (-> retired), or rejected (reason says why).
 -- The archive is kept as <db folder>/compete/<competition>/archives/<archive_sha256>.tar.gz;

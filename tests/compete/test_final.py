@@ -9,9 +9,12 @@ import hashlib
 import json
 
 import duckdb
+import pytest
 
+from arena.compete import final
 from arena.compete.hub import Hub
 from arena.compete.ladder import Ladder
+from arena.store import StoreError
 from referee.sandbox import Limits
 
 from .conftest import SAMPLES, bot_copy, cli, output
@@ -62,3 +65,26 @@ def test_close_plays_a_final_on_identical_boards_and_reveals_the_committed_seed(
     r = cli("compete", "standings", "cup", "--db", db)
     assert r.exit_code == 0, output(r)
     assert "final (complete)" in r.stdout and fin["seed"] in r.stdout.replace("\n", "")
+
+
+def test_a_participants_own_choice_enters_the_final(tmp_path):
+    """Issue 22 item 6: the version a participant chose (not its latest) enters the final; a
+    choice of a version that is not an active one of its own is refused, and so is any choice
+    once the competition is closed."""
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    try:
+        old = enter(hub, "ann", bot_copy("random", tmp_path / "r1", name="anns"))
+        enter(hub, "ann", bot_copy("random", tmp_path / "r2", name="anns", version="2.0.0"))
+        bob_v = enter(hub, "bob", SAMPLES / "greedy")
+        hub.run(lambda s: s.choose_final("cup", "ann", old.id))
+        with pytest.raises(StoreError, match="not an active version of 'ann'"):
+            hub.run(lambda s: s.choose_final("cup", "ann", bob_v.id))
+        assert hub.run(lambda s: s.final_choices("cup")) == {"ann": old.id}
+        t = hub.run(lambda s: final.close(s, "cup", boards=1))
+        assert sorted(hub.run(lambda s: s.entrants(t.name))) == [("anns", "1.0.0"), ("greedy", "1.0.0")]
+        with pytest.raises(StoreError, match="is not open"):
+            hub.run(lambda s: s.choose_final("cup", "ann", old.id))
+    finally:
+        hub.close()

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 import time
+import pytest
 
 from arena.compete import ladder as ladder_module
+from arena.compete import intake
 from arena.compete.hub import Hub
-from arena.compete.ladder import MAX_BOT_FAILURES, Ladder, standings
+from arena.compete.intake import ladder_log_blocks, own_logs
+from arena.compete.ladder import MAX_BOT_FAILURES, Ladder, standings, version_ladder
 from arena.compete.pairing import Entry, information, next_pair, placement_panel
 from arena.store.compete import ladder_tournament
 from referee.sandbox import Limits
@@ -164,5 +167,49 @@ def test_a_closed_competition_plays_no_ladder(tmp_path):
         enter(hub, "bob", SAMPLES / "greedy")
         hub.run(lambda s: s.set_competition_status("cup", "closed"))
         assert Ladder(hub, Limits(isolate=False)).step() is None
+    finally:
+        hub.close()
+
+
+def _talking_bot(dst, name, line):
+    """The random bot, saying ``line`` on stderr as it starts."""
+    bot_copy("random", dst, name=name)
+    (dst / "talk.py").write_text(f"import runpy, sys\nprint({line!r}, file=sys.stderr, flush=True)\n"
+                                 "runpy.run_path('bot.py', run_name='__main__')\n")
+    toml = dst / "bot.toml"
+    toml.write_text(toml.read_text().replace('command = ["python", "bot.py"]', 'command = ["python", "talk.py"]'))
+    return dst
+
+
+def test_each_owner_reads_its_own_ladder_output_and_faults_and_the_newest_units_are_kept(tmp_path, monkeypatch):
+    """Issue 22 item 5: a ladder unit's bot output is filed per version (its owner's only, never
+    the opponent's), the newest LOGS_KEPT units kept; a version's faults list their blocks."""
+    monkeypatch.setattr(intake, "LOGS_KEPT", 2)
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    try:
+        ann = enter(hub, "ann", _talking_bot(tmp_path / "talker", "talker", "ANN-SAYS-HELLO"))
+        crashy = crashing_bot(tmp_path / "crashy")
+        (crashy / "bot.py").write_text("import sys\nprint('BOB-CRASHES', file=sys.stderr)\nsys.exit(3)\n")
+        bob = enter(hub, "bob", crashy)
+        ladder = Ladder(hub, Limits(isolate=False))
+        assert [ladder.step().block for _ in range(3)] == [0, 1, 2]
+        ann_v, bob_v = (hub.run(lambda s, i=v.id: s.get_version(i)) for v in (ann, bob))
+        assert ladder_log_blocks(hub, ann.id) == [1, 2] == ladder_log_blocks(hub, bob.id)  # the newest 2 of 3
+        mine = own_logs(hub, ann_v)
+        assert mine and all(name.startswith("ladder-000002/talker@1.0.0-table") for name in mine)
+        assert all("ANN-SAYS-HELLO" in text and "BOB" not in text for text in mine.values())
+        theirs = own_logs(hub, bob_v, block=1)
+        assert theirs and all("BOB-CRASHES" in text and "ANN" not in text for text in theirs.values())
+        with pytest.raises(KeyError, match=r"block 0 .*kept: 1, 2"):
+            own_logs(hub, bob_v, block=0)
+        assert not any((hub.logs / "units").iterdir())  # nothing left of the units in flight
+        seen = hub.run(lambda s: version_ladder(s, "cup", [ann_v, bob_v]))
+        assert {f["block"] for f in seen[bob.id]["faults"]} == {0, 1, 2}
+        assert all(f["kind"] == "start" and "exited with status 3" in f["detail"] for f in seen[bob.id]["faults"])
+        # a fault is public (the ladder's replays), the output its owner's: not quoted in it
+        assert not any("BOB-CRASHES" in f["detail"] for f in seen[bob.id]["faults"])
+        assert seen[ann.id]["faults"] == [] and seen[ann.id]["standing"]["boards"] == 3
     finally:
         hub.close()

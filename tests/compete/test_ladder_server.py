@@ -38,6 +38,7 @@ def test_a_killed_server_replays_its_unit_and_plays_no_block_twice(tmp_path):
     competition(db, block_boards=BLOCK)
     with Store.open(db) as s:
         _, admin = policy.add_participant(s, "cup", "boss", admin=True)
+        tokens = {who: policy.rotate(s, "cup", who)[1] for who in ("ann", "bob")}
     hub = Hub(db, "cup")
     try:
         for who, bot in (("ann", "random"), ("bob", "greedy"), ("cyd", "heuristic")):
@@ -62,6 +63,26 @@ def test_a_killed_server_replays_its_unit_and_plays_no_block_twice(tmp_path):
     try:
         until(lambda: ladder(server.url)["ladder"]["units"]["done"] >= done_before + len(playing) + 1, 180,
               "the killed unit replayed and one more stored")
+        # issue 22 item 5: the owner sees its ladder rating and reads its own output of a ladder block
+        ann = {"Authorization": f"Bearer {tokens['ann']}"}
+        mine = httpx.get(f"{server.url}/api/v1/versions", headers=ann, timeout=30).json()
+        assert len(mine) == 1 and mine[0]["ladder"]["standing"]["boards"] >= BLOCK
+        logs = httpx.get(f"{server.url}/api/v1/versions/{mine[0]['id']}/logs", headers=ann, timeout=30).json()
+        block = logs["ladder_blocks"][-1]
+        one = httpx.get(f"{server.url}/api/v1/versions/{mine[0]['id']}/logs", params={"block": block}, headers=ann,
+                        timeout=30).json()
+        assert one["logs"] and all(k.startswith(f"ladder-{block:06d}/random@1.0.0-table") for k in one["logs"])
+        bob = {"Authorization": f"Bearer {tokens['bob']}"}
+        assert httpx.get(f"{server.url}/api/v1/versions/{mine[0]['id']}/logs", params={"block": block},
+                         headers=bob, timeout=30).status_code == 404  # another participant's
+        assert httpx.get(f"{server.url}/api/v1/versions/{mine[0]['id']}/logs", params={"block": 10_000},
+                         headers=ann, timeout=30).status_code == 404  # a block not kept
+        # item 6: a participant chooses its version of the final; another's version is not its to choose
+        choose = (lambda who: httpx.put(f"{server.url}/api/v1/final", json={"version": mine[0]["id"]}, headers=who,
+                                        timeout=30))
+        assert choose(ann).json() == {"participant": "ann", "version": mine[0]["id"]}
+        assert httpx.get(f"{server.url}/api/v1/me", headers=ann, timeout=30).json()["final_choice"] == mine[0]["id"]
+        assert choose(bob).status_code == 404
         # close through the server: the final is played by it, its seed revealed at the end
         r = httpx.post(f"{server.url}/api/v1/close", json={"boards": 2}, timeout=30,
                        headers={"Authorization": f"Bearer {admin}"})
@@ -74,6 +95,7 @@ def test_a_killed_server_replays_its_unit_and_plays_no_block_twice(tmp_path):
         assert hashlib.sha256(fin["seed"].encode()).hexdigest() == commitment
         report = ladder(server.url)
         assert report["status"] == "closed" and report["ladder"]["seed"] is not None
+        assert choose(ann).status_code == 409  # chosen while open only
     finally:
         server.stop()
     # each unit killed while playing was replayed on its block by the same versions, and stored once

@@ -82,9 +82,12 @@ def tgz_with(name: str, kind=tarfile.REGTYPE, linkname: str = "", data: bytes = 
 
 
 def written(db) -> list[str]:
-    """The files kept of uploads (archives, unpacked folders, logs), on disk."""
+    """The files kept of uploads (archives, unpacked folders, validation logs), on disk; not the
+    ladder's output, which the server's ladder writes meanwhile (``logs/units``, ``logs/N/ladder-*``)."""
     root = db.parent / "compete" / NAME
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    paths = (p.relative_to(root).parts for p in root.rglob("*"))
+    return sorted("/".join(parts) for parts in paths
+                  if not (parts[:2] == ("logs", "units") or (len(parts) > 2 and parts[2].startswith("ladder-"))))
 
 
 @pytest.fixture(scope="module")
