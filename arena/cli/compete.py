@@ -233,6 +233,8 @@ def serve(
                                                  show_default=False)] = None,
     workers: Annotated[int, typer.Option(min=1, max=16, help="uploads checked and validated at once")] = 1,
     ladder_workers: Annotated[int, typer.Option(min=0, max=16, help="ladder units played at once (0: no ladder)")] = 1,
+    challenges_per_day: Annotated[int, typer.Option(min=0, help="unrated challenges a participant may ask for in any "
+                                                    "24 hours (0: none)")] = 5,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     as_json: JsonOption = False,
@@ -277,7 +279,7 @@ def serve(
 
     try:
         run_server(db, name, host, port, limits=limits, workers=workers, certfile=certfile, keyfile=keyfile,
-                   announce=announce, ladder_workers=ladder_workers)
+                   announce=announce, ladder_workers=ladder_workers, challenges_per_day=challenges_per_day)
     except (StoreError, ServeError) as e:
         raise refuse(str(e), as_json) from None
     except KeyboardInterrupt:

@@ -1,4 +1,4 @@
-"""``arena remote login|submit|status|logs|final|whoami``: a participant's client of a competition
+"""``arena remote login|submit|status|logs|challenge|challenges|final|whoami``: a participant's client of a competition
 server (``arena.compete.client``). Every command takes ``--json``; a refusal prints
 ``{"error": why, "status": HTTP status}`` then, besides the ``error:`` line on stderr.
 """
@@ -187,6 +187,59 @@ def final(
         print(json.dumps(out))
         return
     console.print(f"version {out['version']} enters the final for {escape(out['participant'])}", highlight=False)
+
+
+@remote_app.command("challenge")
+def ask_challenge(
+    version: Annotated[str, typer.Argument(help="one of your active versions: its id or name@version")],
+    against: Annotated[list[str], typer.Option("--against", help="an opponent: an active version's id or "
+                                               "name@version (repeat, up to 8)", show_default=False)],
+    boards: Annotated[int, typer.Option(min=1, max=16, help="boards against each opponent (each at both tables)")] = 4,
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ask for an unrated match of your version against chosen opponents, on practice boards
+    (never rated, never the ladder's or the final's); `arena remote challenges ID` shows the result."""
+    with _remote(server, as_json) as r:
+        out = _call(as_json, lambda: r.challenge(version, against, boards))
+    if as_json:
+        print(json.dumps(out))
+        return
+    console.print(f"challenge {out['id']} queued: version {out['version']} against "
+                  f"{', '.join(map(str, out['opponents']))}, {out['boards']} boards each "
+                  f"(`arena remote challenges {out['id']}`)", highlight=False)
+
+
+@remote_app.command("challenges")
+def list_challenges(
+    challenge_id: Annotated[int | None, typer.Argument(metavar="[ID]", help="one challenge: its result and your "
+                                                       "bot's output (default: all, a line each)",
+                                                       show_default=False)] = None,
+    server: ServerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Your challenges: queued, playing, done (the result against each opponent) or failed (why)."""
+    with _remote(server, as_json) as r:
+        rows = _call(as_json, (lambda: [r.get_challenge(challenge_id)]) if challenge_id else r.challenges)
+    if as_json:
+        print(json.dumps(rows if challenge_id is None else rows[0]))
+        return
+    t = Table(title="challenges (unrated)", header_style="bold")
+    for col in ("id", "version", "opponent", "boards", "W-D-L", "margin", "status / faults"):
+        t.add_column(col)
+    for ch in rows:
+        results = (ch.get("result") or {}).get("opponents") or []
+        if not results:
+            t.add_row(str(ch["id"]), str(ch["version"]), ", ".join(map(str, ch["opponents"])), str(ch["boards"]),
+                      "", "", escape(ch["status"] + (f": {ch['reason']}" if ch.get("reason") else "")))
+        for x in results:
+            t.add_row(str(ch["id"]), str(ch["version"]), escape(f"{x['bot']} (v{x['opponent']})"), str(x["boards"]),
+                      f"{x['wins']}-{x['draws']}-{x['losses']}", f"{x['margin']:+d}",
+                      escape("; ".join(x["faults"][:3]) or ch["status"]))
+    show_table(console, t)
+    for name, text in (rows[0].get("logs") or {}).items() if challenge_id else ():
+        console.rule(escape(name))
+        console.print(text, markup=False, highlight=False)
 
 
 @remote_app.command("logs")

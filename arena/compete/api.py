@@ -14,7 +14,8 @@ tokens). Answers, as JSON ``{"detail": why}`` when refused:
   (seconds) and the time in the message.
 
 Routes: ``GET /api/v1/ladder`` (public, no token: the ladder's and the final's standings);
-``GET /api/v1/me``; ``PUT /api/v1/final`` (the version that enters the final); ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
+``GET /api/v1/me``; ``PUT /api/v1/final`` (the version that enters the final); ``POST
+/api/v1/challenges``, ``GET /api/v1/challenges[/{id}]`` (unrated matches, a participant's own); ``POST /api/v1/versions`` (the body: the ``.tar.gz``, as
 ``application/gzip``; 201 with the new version, 200 with the earlier one when the same bytes were
 uploaded before); ``GET /api/v1/versions``, ``GET /api/v1/versions/{id}``, ``GET
 /api/v1/versions/{id}/logs[?block=N]`` (a participant's own; an admin's: every version, no logs); admin:
@@ -40,7 +41,7 @@ from pydantic import BaseModel, Field
 from ..store import Participant, StoreError, Version
 from ..store.compete import day_ago
 from ..store.model import _now
-from . import final, policy
+from . import challenge, final, policy
 from .archive import ArchiveError, ArchiveLimits, check_archive
 from .hub import Hub
 from .intake import ladder_log_blocks, own_logs
@@ -90,6 +91,7 @@ def _caller(request: Request, creds: Annotated[HTTPAuthorizationCredentials | No
 
 Caller = Annotated[Participant, Depends(_caller)]
 VersionId = Annotated[int, PathParam(ge=1, description="a version's id (`arena remote status` lists them)")]
+ChallengeId = Annotated[int, PathParam(ge=1, description="a challenge's id (`arena remote challenges` lists them)")]
 
 
 def _participant(who: Participant) -> Participant:
@@ -264,6 +266,54 @@ def logs(request: Request, version_id: VersionId, who: Caller,
         raise ApiError(404, e.args[0]) from None
     return {"version": v.id, "status": v.status, "reason": v.reason,
             "ladder_blocks": ladder_log_blocks(hub, v.id), "logs": files}
+
+
+class ChallengeRequest(BaseModel):
+    version: int = Field(ge=1, description="one of your active versions")
+    opponents: list[int] = Field(min_length=1, max_length=challenge.MAX_OPPONENTS,
+                                 description="active versions of the competition (anyone's) it plays")
+    boards: int = Field(4, ge=1, le=challenge.MAX_BOARDS, description="boards against each opponent "
+                        "(each at both tables)")
+
+
+@router.post("/challenges", status_code=201)
+def ask_challenge(request: Request, body: ChallengeRequest, who: Caller) -> dict:
+    """Ask for an unrated match of your version against chosen opponents on practice boards
+    (:mod:`arena.compete.challenge`): 201 and the queued challenge. 404: not an active version of
+    yours, or an opponent that is not active; 409: the competition is closed; 429: the quota
+    spent (``Retry-After``)."""
+    hub = _hub(request)
+    _participant(who)
+    try:
+        ch = hub.run(lambda s: challenge.ask(s, hub.competition, who.name, body.version, body.opponents,
+                                             body.boards, hub.challenges_per_day))
+    except challenge.ChallengeRefused as e:
+        raise ApiError(e.status, str(e), {"Retry-After": str(e.retry_after_s)} if e.status == 429 else None) from None
+    hub.wake_ladder()
+    return ch.public()
+
+
+@router.get("/challenges")
+def challenges(request: Request, who: Caller) -> list[dict]:
+    """Your challenges, oldest first (an admin: everyone's), with their results once played."""
+    hub = _hub(request)
+    owner = None if who.scope == "admin" else who.name
+    return [ch.public() for ch in hub.run(lambda s: s.challenges(hub.competition, owner))]
+
+
+@router.get("/challenges/{challenge_id}")
+def one_challenge(request: Request, challenge_id: ChallengeId, who: Caller) -> dict:
+    """One of your challenges: status, result per opponent (boards, wins, draws, losses, margin,
+    your bot's faults) and your bot's output in it (``logs``); 404 for another's."""
+    hub = _hub(request)
+    ch = hub.run(lambda s: s.get_challenge(challenge_id))
+    if ch is None or ch.competition != hub.competition or (who.scope != "admin" and ch.participant != who.name):
+        raise ApiError(404, f"no challenge {challenge_id} of yours: `arena remote challenges` lists them")
+    out = ch.public()
+    if who.scope != "admin":
+        v = hub.run(lambda s: s.get_version(ch.version_id))
+        out["logs"] = own_logs(hub, v, challenge=ch.id)
+    return out
 
 
 @router.get("/ladder")

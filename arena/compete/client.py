@@ -163,6 +163,30 @@ class Remote:
         params = {} if block is None else {"block": block}
         return self._call("GET", f"/versions/{self.version_id(version)}/logs", params=params)
 
+    def challenge(self, version: str | int, opponents: list[str | int], boards: int) -> dict:
+        """Ask for an unrated match of your version against ``opponents`` (version ids, or
+        ``name@version`` of active versions: :meth:`opponent_id`), ``boards`` boards each."""
+        body = {"version": self.version_id(version), "opponents": [self.opponent_id(o) for o in opponents],
+                "boards": boards}
+        return self._call("POST", "/challenges", json=body)
+
+    def challenges(self) -> list[dict]:
+        return self._call("GET", "/challenges")
+
+    def get_challenge(self, challenge_id: int) -> dict:
+        return self._call("GET", f"/challenges/{challenge_id}")
+
+    def opponent_id(self, opponent: str | int) -> int:
+        """An active version's id from its id or its bot's ``name@version`` (the public ladder)."""
+        text = str(opponent)
+        if text.isdigit():
+            return int(text)
+        for st in self._call("GET", "/ladder")["ladder"]["standings"]:
+            if st["bot"] == text and st["status"] == "active":
+                return st["version"]
+        raise RemoteError(f"no active version {text!r} on the ladder: `arena compete standings --server URL` "
+                          "lists them (give a version id or name@version)")
+
     def choose_final(self, version: str | int) -> dict:
         """Enter one of your active versions (by id or ``name@version``) in the final."""
         return self._call("PUT", "/final", json={"version": self.version_id(version)})

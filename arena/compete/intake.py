@@ -268,22 +268,24 @@ def _remove_tree(path: Path) -> None:
 
 #: Ladder units whose bot output is kept for each version (its newest), besides its validation's.
 LOGS_KEPT = 10
-_LADDER = "ladder-"
+_LADDER, _CHALLENGE = "ladder-", "challenge-"
 
 
-def file_unit_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], block: int) -> None:
-    """File a ladder unit's bot output (``folder``: the ``log_dir`` its unit was played with, files
-    at any depth, :func:`arena.play.executors.match_log_dir`) under each version's
-    own logs, ``ROOT/logs/<id>/ladder-<block>/`` (replacing an earlier attempt's), keep each
-    version's newest :data:`LOGS_KEPT` units, and remove ``folder``.
+def file_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], name: str) -> None:
+    """File the bot output of a match the server played (``folder``: the ``log_dir`` it was played
+    with, files at any depth, :func:`arena.play.executors.match_log_dir`) under each version's own
+    logs, ``ROOT/logs/<id>/<name>/`` (replacing an earlier attempt's); keep each version's newest
+    :data:`LOGS_KEPT` ladder units (``name`` ``ladder-<block>``); remove ``folder``.
 
     Args:
-        versions: ``(version id, entrant key)`` of the unit's two versions.
+        versions: ``(version id, entrant key)`` of the versions whose output is kept (a file is
+            theirs by the entrant name the referee gave it, never by anything a bot wrote).
+        name: ``ladder-<block, 6 digits>`` (:func:`ladder_folder`) or ``challenge-<id>``.
     """
     for version_id, key in versions:
         prefix = log_name(key) + "-table"
         mine = hub.logs / str(version_id)
-        dest = mine / f"{_LADDER}{block:06d}"
+        dest = mine / name
         _remove_tree(dest)
         dest.mkdir(parents=True)
         if folder.is_dir():
@@ -291,8 +293,13 @@ def file_unit_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], bloc
                 if path.name.startswith(prefix) and path.is_file() and not path.is_symlink():
                     path.rename(dest / path.name)
         for old in sorted(ladder_log_blocks(hub, version_id))[:-LOGS_KEPT]:
-            _remove_tree(mine / f"{_LADDER}{old:06d}")
+            _remove_tree(mine / ladder_folder(old))
     _remove_tree(folder)
+
+
+def ladder_folder(block: int) -> str:
+    """The name of a ladder unit's folder in a version's logs: ``ladder-<block, 6 digits>``."""
+    return f"{_LADDER}{block:06d}"
 
 
 def ladder_log_blocks(hub: Hub, version_id: int) -> list[int]:
@@ -304,34 +311,38 @@ def ladder_log_blocks(hub: Hub, version_id: int) -> list[int]:
                   if p.name.startswith(_LADDER) and p.name[len(_LADDER):].isdigit() and p.is_dir())
 
 
-def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 256 * 1024) -> dict[str, str]:
+def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 256 * 1024, *,
+             challenge: int | None = None) -> dict[str, str]:
     """The output of the version's own bot processes: ``{"FOLDER/FILE": text}``, each file's last
     ``cap`` bytes (made printable: control characters escaped), never another entrant's.
 
     ``block`` None: its validation matches (``FOLDER``: the ruleset) and its newest ladder unit
-    (``ladder-<block>``); a block: that ladder unit's only.
+    (``ladder-<block>``); a block: that ladder unit's only; ``challenge``: that challenge's only
+    (empty while it has not been played).
 
     Raises:
         KeyError: no output of ``block`` is kept for the version (message: the blocks kept).
     """
     folder = hub.logs / str(version.id)
     if version.key is None or not folder.is_dir():
-        if block is not None:
+        if block is not None and challenge is None:
             raise KeyError(f"no output of ladder block {block} is kept for version {version.id}")
         return {}
     kept = ladder_log_blocks(hub, version.id)
-    if block is not None and block not in kept:
+    if challenge is None and block is not None and block not in kept:
         raise KeyError(f"no output of ladder block {block} is kept for version {version.id} (kept: "
                        f"{', '.join(map(str, kept)) or 'none'}; the newest {LOGS_KEPT} units are kept)")
-    if block is None:
-        folders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(_LADDER)]
-        folders += [folder / f"{_LADDER}{kept[-1]:06d}"] if kept else []
+    if challenge is not None:
+        folders = [folder / f"{_CHALLENGE}{challenge}"]
+    elif block is None:
+        folders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((_LADDER, _CHALLENGE))]
+        folders += [folder / ladder_folder(kept[-1])] if kept else []
     else:
-        folders = [folder / f"{_LADDER}{block:06d}"]
+        folders = [folder / ladder_folder(block)]
     prefix = log_name(version.key) + "-table"
     out: dict[str, str] = {}
     for sub in sorted(folders):
-        for path in sorted(sub.glob("*.log")):
+        for path in sorted(sub.glob("*.log")):  # a folder that does not exist yields nothing
             if path.is_symlink() or not path.name.startswith(prefix):
                 continue
             data = path.read_bytes()[-cap:]

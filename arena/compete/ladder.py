@@ -62,8 +62,9 @@ from ..report.tables import rating_table
 from ..store import BoardPairRows, Competition, LadderUnit, Store, Tournament, Version, match_id
 from ..store.compete import final_tournament, ladder_tournament
 from .final import play_in_server
+from . import challenge
 from .hub import Hub
-from .intake import file_unit_logs
+from .intake import file_logs, ladder_folder
 from .pairing import Entry, next_pair, placement_panel
 
 __all__ = ["Ladder", "MAX_ATTEMPTS", "MAX_BOT_FAILURES", "PROVISIONAL_WIDTH", "ensure_ladder", "ladder_report",
@@ -192,8 +193,9 @@ def ladder_report(store, competition: str) -> dict:
 
 
 class Ladder:
-    """``workers`` threads that claim ladder units and play them, one block each, while the
-    competition is open. :meth:`step` claims and plays one unit in the caller's thread (tests)."""
+    """``workers`` threads that play the participants' challenges first
+    (:mod:`arena.compete.challenge`), then claim ladder units and play them, one block each, while
+    the competition is open. :meth:`step` claims and plays one unit in the caller's thread (tests)."""
 
     def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1, poll_s: float = 2.0):
         self.hub, self.limits, self.workers, self.poll_s = hub, limits, workers, poll_s
@@ -203,6 +205,7 @@ class Ladder:
         self._threads: list[threading.Thread] = []
         self.wake = threading.Event()
         self._final = threading.Lock()
+        self._challenges: set[int] = set()  # ids of the challenges this process's threads play
 
     def _final_due(self) -> bool:
         """The competition is closed and its final not complete."""
@@ -230,6 +233,8 @@ class Ladder:
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
+                if challenge.play_next(self.hub, self.limits, self._stop.is_set, self._challenges) is not None:
+                    continue  # challenges first: their participants wait for them
                 unit = self.step()
                 if unit is None and self._final_due() and self._final.acquire(blocking=False):
                     try:  # a closed competition: one thread plays the final
@@ -351,7 +356,7 @@ class Ladder:
         except Exception as e:  # noqa: BLE001 - the server's failure: replayed, never charged to a bot
             return self._failed(unit, e)
         finally:
-            file_unit_logs(hub, logs, [(unit.version_a, a.key), (unit.version_b, b.key)], unit.block)
+            file_logs(hub, logs, [(unit.version_a, a.key), (unit.version_b, b.key)], ladder_folder(unit.block))
         forfeit_a = any(r.forfeit_a for _, r in results)
         forfeit_b = any(r.forfeit_b for _, r in results)
 

@@ -23,13 +23,14 @@ from ..web import bind, create_app, is_loopback
 from . import api
 from .hub import Hub
 from .intake import Intake
+from .challenge import DEFAULT_PER_DAY
 from .ladder import Ladder
 
 __all__ = ["build", "serve"]
 
 
 def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None,
-          ladder_workers: int = 1):
+          ladder_workers: int = 1, challenges_per_day: int = DEFAULT_PER_DAY):
     """``(app, hub, intake, ladder)`` for ``competition`` in ``db``: the application (pages and
     ``/api/v1``), the open store, the intake and the ladder (neither started).
 
@@ -44,6 +45,7 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
     except BaseException:
         hub.close()
         raise
+    hub.challenges_per_day = challenges_per_day
     app = create_app(db, allowed_hosts=allowed_hosts, open_store=hub.reader)
     ladder = Ladder(hub, limits, workers=ladder_workers)
     hub.wake_ladder = ladder.wake.set  # a version turned active: the ladder looks at once
@@ -53,7 +55,8 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
 
 def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000, *, limits: Limits,
           workers: int = 1, certfile: Path | None = None, keyfile: Path | None = None,
-          announce: Callable[[str], None] = print, ladder_workers: int = 1) -> None:
+          announce: Callable[[str], None] = print, ladder_workers: int = 1,
+          challenges_per_day: int = DEFAULT_PER_DAY) -> None:
     """Run the server until interrupted (Ctrl-C, SIGTERM); ``announce`` gets its URL once it listens.
 
     Raises:
@@ -68,7 +71,7 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
     try:
         app, hub, intake, ladder = build(db, competition, limits=limits, workers=workers,
                                          allowed_hosts=None if is_loopback(host) else ["*"],
-                                         ladder_workers=ladder_workers)
+                                         ladder_workers=ladder_workers, challenges_per_day=challenges_per_day)
         try:
             sock = bind(host, port)
             tls = certfile is not None

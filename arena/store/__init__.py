@@ -82,7 +82,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .analysis import AnalysisReads, AnalysisWriter
-from .compete import CompeteReads, CompeteWriter, Competition, LadderUnit, LadderWriter, Participant, Version
+from .compete import (
+    Challenge, CompeteReads, CompeteWriter, Competition, LadderUnit, LadderWriter, Participant, Version,
+)
 from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, VIEWS, Exporter, write_loader
@@ -101,6 +103,7 @@ __all__ = [
     "VIEWS",
     "LOCK_WAIT_S",
     "Bot",
+    "Challenge",
     "Competition",
     "Participant",
     "Version",

@@ -144,6 +144,40 @@ def _version(row) -> Version:
     return Version(*row[:10], json.loads(row[10]) if row[10] is not None else None, *row[11:])
 
 
+@dataclass(frozen=True)
+class Challenge:
+    """An unrated match a participant asked for (``compete_challenges``)."""
+
+    id: int
+    competition: str
+    participant: str
+    version_id: int
+    opponents: list[int]
+    boards: int
+    status: str
+    result: dict | None
+    reason: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    def public(self) -> dict:
+        """As JSON (its participant and admins see it)."""
+        return {"id": self.id, "participant": self.participant, "version": self.version_id,
+                "opponents": self.opponents, "boards": self.boards, "status": self.status, "result": self.result,
+                "reason": self.reason, "created_at": self.created_at.isoformat(),
+                "updated_at": self.updated_at.isoformat()}
+
+
+_CHALLENGE_COLS = ("id, competition, participant, version_id, opponents, boards, status, result, reason, created_at, "
+                   "updated_at")
+CHALLENGE_STATUSES = ("queued", "playing", "done", "failed")
+
+
+def _challenge(r) -> Challenge:
+    return Challenge(int(r[0]), r[1], r[2], int(r[3]), json.loads(r[4]), int(r[5]), r[6],
+                     json.loads(r[7]) if r[7] is not None else None, r[8], r[9], r[10])
+
+
 class CompeteReads:
     """Reads of the competition tables (a mixin of :class:`arena.store.ReadStore`)."""
 
@@ -196,6 +230,23 @@ class CompeteReads:
         except duckdb.CatalogException:  # a database opened read-only from before the table
             return {}
         return {who: int(vid) for who, vid in rows}
+
+    def challenges(self, competition: str, participant: str | None = None, *,
+                   statuses: tuple[str, ...] | None = None) -> list[Challenge]:
+        """The competition's challenges (of ``participant`` only, in ``statuses`` only), oldest first."""
+        sql = f"SELECT {_CHALLENGE_COLS} FROM compete_challenges WHERE competition = ?"
+        params: list = [competition]
+        if participant is not None:
+            sql += " AND participant = ?"
+            params.append(participant)
+        if statuses is not None:
+            sql += f" AND status IN ({', '.join('?' * len(statuses))})"
+            params += list(statuses)
+        return [_challenge(r) for r in self._query(sql + " ORDER BY id", params)]
+
+    def get_challenge(self, challenge_id: int) -> Challenge | None:
+        rows = self._query(f"SELECT {_CHALLENGE_COLS} FROM compete_challenges WHERE id = ?", [challenge_id])
+        return _challenge(rows[0]) if rows else None
 
     def get_version(self, version_id: int) -> Version | None:
         rows = self._query(f"SELECT {_VERSION_COLS} FROM compete_versions WHERE id = ?", [version_id])
@@ -321,6 +372,28 @@ class CompeteWriter:
                              "version (`arena remote status`) can enter the final")
         self._query("INSERT OR REPLACE INTO compete_final_choices VALUES (?, ?, ?, ?)",
                     [competition, participant, version_id, _now()])
+
+    def add_challenge(self, competition: str, participant: str, version_id: int, opponents: list[int],
+                      boards: int) -> Challenge:
+        """Store a ``queued`` challenge and return it (ids count up from 1; the caller checked it)."""
+        next_id = self._query("SELECT coalesce(max(id), 0) + 1 FROM compete_challenges")[0][0]
+        now = _now()
+        self._query(f"INSERT INTO compete_challenges ({_CHALLENGE_COLS}) VALUES (?, ?, ?, ?, ?, ?, 'queued', NULL, "
+                    "NULL, ?, ?)", [next_id, competition, participant, version_id, _json(opponents), boards, now, now])
+        return self.get_challenge(next_id)
+
+    def set_challenge(self, challenge_id: int, status: str, *, result: dict | None = None,
+                      reason: str | None = None) -> Challenge:
+        """Move a challenge to ``status`` (:data:`CHALLENGE_STATUSES`) with its ``result`` or ``reason``.
+
+        Raises:
+            StoreError: an unknown status.
+        """
+        if status not in CHALLENGE_STATUSES:
+            raise StoreError(f"unknown challenge status {status!r}: expected one of {', '.join(CHALLENGE_STATUSES)}")
+        self._query("UPDATE compete_challenges SET status = ?, result = ?, reason = ?, updated_at = ? WHERE id = ?",
+                    [status, None if result is None else _json(result), reason, _now(), challenge_id])
+        return self.get_challenge(challenge_id)
 
     def add_version(self, competition: str, participant: str, archive_sha256: str, archive_bytes: int,
                     uploaded_at: datetime | None = None) -> Version:

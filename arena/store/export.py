@@ -18,6 +18,7 @@ TABLES: tuple[str, ...] = (
     "tournament_settings",
     "competitions", "compete_participants", "compete_versions", "ladder_units",
     "dd_deals", "dd_cards",
+    "compete_final_choices", "compete_challenges",
 )
 
 #: The views of ``views.sql``, exported after the tables (their rows, as files).
@@ -39,7 +40,8 @@ _EXPORTED = {
 
 
 #: The competition server's tables (arena/compete/): absent from a database last written before them.
-_COMPETE = ("competitions", "compete_participants", "compete_versions", "ladder_units")
+_COMPETE = ("competitions", "compete_participants", "compete_versions", "ladder_units", "compete_final_choices",
+            "compete_challenges")
 
 
 class Exporter:

@@ -277,6 +277,23 @@ CREATE TABLE IF NOT EXISTS compete_final_choices (
     PRIMARY KEY (competition, participant)
 );
 
+-- An unrated match a participant asked for (arena remote challenge): its version against
+-- chosen active versions, on practice boards of the challenge's own (never the ladder's or the
+-- final's); only its summary is kept (result), no board pair is rated.
+CREATE TABLE IF NOT EXISTS compete_challenges (
+    id          INTEGER   PRIMARY KEY,      -- 1, 2, … per database
+    competition VARCHAR   NOT NULL,         -- competitions.name
+    participant VARCHAR   NOT NULL,         -- who asked
+    version_id  INTEGER   NOT NULL,         -- the challenger, one of the participant's active versions
+    opponents   JSON      NOT NULL,         -- [compete_versions.id]
+    boards      INTEGER   NOT NULL,         -- boards against each opponent
+    status      VARCHAR   NOT NULL CHECK (status IN ('queued', 'playing', 'done', 'failed')),
+    result      JSON,                       -- per opponent: boards, wins, draws, losses, margin, faults
+    reason      VARCHAR,                    -- failed: why
+    created_at  TIMESTAMP NOT NULL,
+    updated_at  TIMESTAMP NOT NULL
+);
+
 -- One uploaded archive of a participant's bot and what became of it:
 -- queued -> checking -> validating -> active (-> retired), or rejected (reason says why).
 -- The archive is kept as <db folder>/compete/<competition>/archives/<archive_sha256>.tar.gz;
