@@ -1,7 +1,7 @@
 """Duplicate round robins: scheduling, playing with workers, storing, resuming.
 
 Every pair of entrants plays the same boards (board *k* of a tournament is
-``make_board(seed, k)``), each at two tables with seats swapped and table 2's
+``make_board(seed, k)``, or board *k* of its deal suite: :mod:`arena.play.deals`), each at two tables with seats swapped and table 2's
 suits renamed by :func:`arena.play.schedule.suit_permutation` (RULES.md §8).  A
 match (one pair: the boards of it still to play) is a unit of work played by one
 referee with its own bot processes, on an executor (:mod:`arena.play.executors`:
@@ -206,7 +206,14 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
             executor.close()
         return summary
     store.set_tournament_status(tournament, "running")
-    store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
+    suite = None
+    if store.deal_suite(tournament) is not None:  # a deal suite's boards, stored when it was created
+        suite = tuple(store.boards(tournament))
+        if [b.number for b in suite] != list(range(n_boards)):
+            raise TournamentError(f"tournament {tournament!r} plays a deal suite, but {len(suite)} of its "
+                                  f"{n_boards} boards are stored: delete it and create it again with --deals")
+    else:
+        store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
     store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
     block_boards = config["block_boards"]
@@ -235,7 +242,7 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
         last_write = time.monotonic()
 
     try:
-        executor.start(Work(config, n_boards),
+        executor.start(Work(config, n_boards, suite),
                        Dispatcher(units(store, tournament, entrants, n_boards, ruleset, block_boards, t.gauntlet, replayed),
                                   exclusive_boards=exclusive_boards))
         while True:

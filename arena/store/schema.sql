@@ -229,6 +229,17 @@ CREATE TABLE IF NOT EXISTS tournament_settings (
                                             -- gauntlet); NULL: a round robin. Fixed at creation. Version 4
 );
 
+-- A tournament played on a deal suite (--deals FILE, arena/play/deals.py) instead of boards
+-- dealt from its seed: the file it came from. Its boards are in `boards` (written at creation),
+-- and a resume plays those; a resume given --deals must give a file of the same SHA-256.
+-- Added to version 6 without an upgrade (made on every open for writing; readers check for it).
+CREATE TABLE IF NOT EXISTS deal_suites (
+    tournament  VARCHAR PRIMARY KEY,        -- tournaments.name
+    file_name   VARCHAR NOT NULL,           -- the deal file's name, without its folder
+    sha256      VARCHAR NOT NULL,           -- lowercase hex SHA-256 of the file's bytes
+    file_boards INTEGER NOT NULL            -- boards in the file (the tournament plays the first boards_per_pair)
+);
+
 -- A competition (arena compete, arena/compete/): participants upload bots to its server from
 -- their own machines (issue 22). Tables added to version 3 without an upgrade: every open for
 -- writing creates them (CREATE ... IF NOT EXISTS), and only the competition server writes them.
