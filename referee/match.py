@@ -154,6 +154,7 @@ class _Seat:
         self.start_error: str | None = None
         self.cancelled = threading.Event()  # set when the match closes: no more starts are tried
         self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's answer times, ms
+        self.board_logs: list[str] = []  # the kept logs of the processes that held the seat this board
 
     def ensure(self, start_request: pb.StartMatchRequest) -> BotClient | None:
         """The seat's bot process, started (and told ``StartMatch``) if it has none alive; None
@@ -193,6 +194,7 @@ class _Seat:
         if self.config.log_dir is not None:
             name = re.sub(r"[^\w.@#+-]", "_", self.entrant.key)
             client.keep_log = self.config.log_dir / f"{name}-table{self.table}-seat{self.seat}-{self.generation}.log"
+            self.board_logs.append(str(client.keep_log))
         self.generation += 1
         self.starting = client  # the match's close() stops it, from another thread, if it must
         try:
@@ -458,6 +460,9 @@ class DuplicateMatch:
         barred = {k for k, n in counted.items() if n >= max_faults}
         ns = self.a if table == 1 else self.b
         ew = self.b if table == 1 else self.a
+        for s in (self.seats[(table, n)] for n in range(self.config.ruleset.seats)):  # the processes of this board
+            s.board_logs = [str(s.client.keep_log)] if s.client is not None and s.client.keep_log is not None else (
+                s.board_logs[-1:] if s.failed_start is not None else [])
         while not state.is_terminal():
             seat_no = state.to_act
             legal = state.legal_actions()
@@ -483,6 +488,7 @@ class DuplicateMatch:
         result = TableResult(
             board=board.number, table=table, ns=ns.key, ew=ew.key, permutation=tuple(permutation),
             record=record, outcome=outcome, decisions=decisions, faults=faults,
+            logs=[(n, path) for n in range(self.config.ruleset.seats) for path in self.seats[(table, n)].board_logs],
         )
         return result, barred
 

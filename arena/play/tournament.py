@@ -109,6 +109,20 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
         yield Unit(number, mid, by_key[a], by_key[b], todo, pots, (counted.get(a, 0), counted.get(b, 0)))
 
 
+def _log_rows(items: list[tuple[str, BoardPairResult]], root: Path) -> list[tuple[str, int, int, int, str, str]]:
+    """The ``bot_logs`` rows of some board pairs: each kept log's path relative to ``root``
+    (the ``--logs`` folder; a path outside it is left out)."""
+    rows = []
+    for mid, r in items:
+        for t in r.tables:
+            for seat, path in t.logs:
+                try:
+                    rows.append((mid, r.board, t.table, seat, str(root), str(Path(path).relative_to(root))))
+                except ValueError:
+                    continue
+    return rows
+
+
 def run(
     store: Store,
     tournament: str,
@@ -217,6 +231,7 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
     store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
     block_boards = config["block_boards"]
+    log_root = config["log_dir"]
     config = MatchConfig(ruleset=ruleset, seed=seed, limits=limits or Limits(), **config)
     executor = executor or local_executor(workers)
     summary.where = executor.description
@@ -232,8 +247,11 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
         if batch:
             items = list(batch.values())
             summary.played += store.write_board_pairs(tournament, items)
+            new = [(mid, r) for mid, r in items if (mid, r.board) not in replayed]
+            if log_root is not None:  # the stored board pairs' kept logs: the first run's of a replayed one
+                store.add_bot_logs(_log_rows(new, log_root))
             if on_stored:
-                on_stored([(mid, r) for mid, r in items if (mid, r.board) not in replayed])
+                on_stored(new)
             summary.faults += sum(len(r.faults) for _, r in items)
             done_count = summary.already + summary.played
             batch = {}

@@ -243,10 +243,19 @@ class EntryWriter:
         self._query("INSERT OR REPLACE INTO deal_suites VALUES (?, ?, ?, ?)",
                     [tournament, file_name, sha256, int(file_boards)])
 
+    def add_bot_logs(self, rows: Sequence[tuple[str, int, int, int, str, str]]) -> None:
+        """Record where bot processes' output was kept: ``(match_id, board, table_no, seat,
+        log_root, log_path)`` rows (``log_path`` relative to the ``--logs`` folder ``log_root``);
+        a row already stored is skipped."""
+        if rows:
+            self._transaction(lambda: self.con.executemany(
+                "INSERT OR IGNORE INTO bot_logs VALUES (?, ?, ?, ?, ?, ?)", [list(r) for r in rows]))
+
     def _match_tables(self) -> list[str]:
         """The tables whose rows belong to a match (``match_id``, no foreign key): what a
         tournament's matches hold, those of an older database that exist."""
-        return [t for t in ("actions", "contree_calls", "faults", "deals", "board_pairs") if self._has_table(t)]
+        return [t for t in ("actions", "contree_calls", "faults", "deals", "board_pairs", "bot_logs")
+                if self._has_table(t)]
 
     def delete_tournament(self, name: str) -> None:
         """Delete tournament ``name`` and everything stored for it: entrants, boards, matches,

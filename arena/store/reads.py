@@ -198,6 +198,16 @@ class TournamentReads:
         rows = self._query("SELECT file_name, sha256, file_boards FROM deal_suites WHERE tournament = ?", [tournament])
         return DealSuiteRow(*rows[0]) if rows else None
 
+    def bot_logs(self, match_id: str, board: int) -> list[tuple[int, int, str, str]]:
+        """Where the output of the processes that held each seat of a board was kept:
+        ``(table_no, seat, log_root, log_path)`` by table, seat and file (empty when none was
+        kept, or the database predates it)."""
+        if not self._has_table("bot_logs"):
+            return []
+        return [tuple(r) for r in self._query(
+            "SELECT table_no, seat, log_root, log_path FROM bot_logs WHERE match_id = ? AND board = ? "
+            "ORDER BY table_no, seat, log_path", [match_id, board])]
+
     def run_workers(self, tournament: str) -> int | None:
         """The ``--workers`` of ``tournament``'s last run that gave it (0 = auto: the machine's
         cores), or None: never given (or no settings stored)."""
