@@ -104,7 +104,19 @@ def _workdir_root() -> Path:
 
 
 class BotStartError(RuntimeError):
-    """The bot did not start or did not answer within the start-up deadline."""
+    """The bot did not start or did not answer within the start-up deadline.
+
+    Attributes:
+        slow: True when the process was alive and had done nothing wrong, only not
+            listened or accepted a connection within the start-up time (a slow start or
+            an overloaded machine): the referee starts it again before charging a fault
+            (:class:`referee.match.MatchConfig` ``start_attempts``).  False for a bot that
+            exited at start-up, a changed frozen copy, a sandbox that cannot start, …
+    """
+
+    def __init__(self, message: str, *, slow: bool = False):
+        super().__init__(message)
+        self.slow = slow
 
 
 class BotClient:
@@ -231,7 +243,8 @@ class BotClient:
                 if self.process is None or self.process.poll() is not None:
                     raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up{self._quoted()}")
                 if time.monotonic() > deadline:
-                    raise BotStartError(f"{self.manifest.key} did not listen within {self.startup_s:.0f} s")
+                    raise BotStartError(f"{self.manifest.key} did not listen on its socket within "
+                                        f"{self.startup_s:g} s: a slow start or an overloaded machine", slow=True)
                 time.sleep(0.005)
             target = f"unix:{self._pin_socket(sock)}"
         self.target = target
@@ -245,7 +258,8 @@ class BotClient:
                 break
             except grpc.FutureTimeoutError:
                 if time.monotonic() >= deadline:
-                    raise BotStartError(f"{self.name} accepted no gRPC connection within {self.startup_s:.0f} s") from None
+                    raise BotStartError(f"{self.name} accepted no gRPC connection within {self.startup_s:g} s: "
+                                        "a slow start or an overloaded machine", slow=True) from None
         self.stub = pb_grpc.BotServiceStub(self.channel)
         if self.limits.freeze and self.process is not None:
             try:
@@ -319,7 +333,8 @@ class BotClient:
         child = self._sandbox.child_pid(time.monotonic() + self.startup_s)
         if child is None:
             if self.process.poll() is None:
-                raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:.0f} s")
+                raise BotStartError(f"{self.manifest.key}: the sandbox did not start within {self.startup_s:g} s: "
+                                    "an overloaded machine", slow=True)
             raise BotStartError(f"{self.manifest.key}: the sandbox failed to start{self._quoted()}")
         return f"/proc/{child}/root{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}"
 

@@ -49,6 +49,7 @@ import asyncio
 import random
 import re
 import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -73,7 +74,10 @@ IDENTITY = (0, 1, 2, 3)
 BLOCK_BOARDS = 100
 #: Answer times (ms) of a seat's bot from which a forced move's pause is drawn: its last this many.
 RECENT_ANSWERS = 32
-
+#: Starts of a bot process tried before a slow start is charged as a fault (issue 20 item 7).
+START_ATTEMPTS = 3
+#: Seconds waited before the second start of a slow bot; doubled before each further one.
+START_BACKOFF_S = 1.0
 
 
 def log_name(entrant_key: str) -> str:
@@ -105,7 +109,11 @@ class MatchConfig:
         time_increment_ms: milliseconds added to the bank after each answer (a chess
             clock's increment; 0 = none).
         max_faults: faults after which an entrant forfeits the rest of the match.
-        startup_s: seconds a bot has to start and listen.
+        startup_s: seconds a bot has to start and listen (each start).
+        start_attempts: starts of a bot process tried (≥ 1) when it was alive but did not
+            listen or accept a connection within ``startup_s`` (a slow start, or an overloaded
+            machine), :data:`START_BACKOFF_S` seconds apart, doubled each time, before a
+            ``start`` fault is charged; a bot that exits or crashes at start-up is charged at once.
         seed: the match's secret seed (in a tournament, the tournament seed). Bots never
             see it: their RNG seeds, the match id and the deal numbers they are told are
             HMACs under :func:`referee.secret.bot_key` of it.
@@ -128,6 +136,7 @@ class MatchConfig:
     time_increment_ms: int = 0
     max_faults: int = 3
     startup_s: float = 10.0
+    start_attempts: int = START_ATTEMPTS
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
     log_dir: Path | None = None
@@ -152,12 +161,38 @@ class _Seat:
         self.failed_start: str | None = None  # a start before the first board failed: its fault is due
         self.bank_ms = float(config.time_bank_ms)
         self.start_error: str | None = None
+        self.cancelled = threading.Event()  # set when the match closes: no more starts are tried
         self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's answer times, ms
+        self.board_logs: list[str] = []  # the kept logs of the processes that held the seat this board
 
     def ensure(self, start_request: pb.StartMatchRequest) -> BotClient | None:
+        """The seat's bot process, started (and told ``StartMatch``) if it has none alive; None
+        when it could not be started (``start_error`` says why, in words, for the fault).
+
+        A start that failed only by being slow (:attr:`referee.botproc.BotStartError.slow`, or a
+        ``StartMatch`` past its deadline with the process alive) is tried again, up to
+        ``config.start_attempts`` starts, after 1 s, 2 s, … (:data:`START_BACKOFF_S`): a loaded
+        machine is not the bot's fault.  A bot that exits or crashes at start-up is not retried."""
         if self.client is not None and self.client.alive():
             return self.client
         self.close()
+        attempts = max(1, self.config.start_attempts)
+        wait_s = START_BACKOFF_S
+        for attempt in range(1, attempts + 1):
+            client, slow = self._start_once(start_request)
+            if client is not None:
+                self.client = client
+                return client
+            if not slow or attempt == attempts or self.cancelled.wait(wait_s):
+                if slow and attempt > 1:
+                    self.start_error = f"{self.start_error} ({attempt} starts, {_waits(attempt - 1)} apart)"
+                return None
+            wait_s *= 2
+        return None
+
+    def _start_once(self, start_request: pb.StartMatchRequest) -> tuple[BotClient | None, bool]:
+        """One start of the seat's bot: ``(client, False)``, or ``(None, slow)`` with
+        ``start_error`` set (``slow``: the process was alive but not ready in time)."""
         client = BotClient(
             self.entrant.manifest, self.entrant.endpoint,
             # one seed for every process of a seat: bots reseed at each deal from (seed, deal number), so
@@ -169,22 +204,28 @@ class _Seat:
         if self.config.log_dir is not None:
             stem = f"{log_name(self.entrant.key)}-table{self.table}-seat{self.seat}-{self.generation}"
             client.keep_log = self.config.log_dir / f"{stem}.log"
+            self.board_logs.append(str(client.keep_log))
         self.generation += 1
         self.starting = client  # the match's close() stops it, from another thread, if it must
         try:
             client.start()
             client.start_match(start_request)
-        except (BotStartError, grpc.RpcError) as e:
+        except BotStartError as e:
             client.close()
-            self.start_error = e.details() if isinstance(e, grpc.RpcError) else str(e)
-            return None
+            self.start_error = str(e)
+            return None, e.slow and not self.cancelled.is_set()
+        except grpc.RpcError as e:
+            slow = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED and client.alive() and not self.cancelled.is_set()
+            client.close()
+            self.start_error = (f"the bot did not answer StartMatch within 2 s: a slow start or an overloaded machine"
+                                if slow else e.details())
+            return None, slow
         except BaseException:  # e.g. KeyboardInterrupt while it starts: the seat does not hold it yet
             client.close()
             raise
         finally:
             self.starting = None
-        self.client = client
-        return client
+        return client, False
 
     def close(self) -> None:
         if self.client is not None:
@@ -200,6 +241,11 @@ class _Seat:
             await client.aclose_aio()
             self.client = None
             await asyncio.get_running_loop().run_in_executor(threads, client.close)
+
+
+def _waits(n: int) -> str:
+    """The back-off waits before the 2nd … (n+1)th start, in words: ``"1 s"``, ``"1 s then 2 s"``."""
+    return " then ".join(f"{START_BACKOFF_S * 2 ** i:g} s" for i in range(n))
 
 
 def _exited(client: BotClient, wait_s: float = 0.25) -> bool:
@@ -307,6 +353,7 @@ class DuplicateMatch:
             return
         try:
             for s in self.seats.values():  # a bot still starting (after an interrupt) gives up at once
+                s.cancelled.set()
                 if s.starting is not None:
                     s.starting.close()
             pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
@@ -423,6 +470,9 @@ class DuplicateMatch:
         barred = {k for k, n in counted.items() if n >= max_faults}
         ns = self.a if table == 1 else self.b
         ew = self.b if table == 1 else self.a
+        for s in (self.seats[(table, n)] for n in range(self.config.ruleset.seats)):  # the processes of this board
+            s.board_logs = [str(s.client.keep_log)] if s.client is not None and s.client.keep_log is not None else (
+                s.board_logs[-1:] if s.failed_start is not None else [])
         while not state.is_terminal():
             seat_no = state.to_act
             legal = state.legal_actions()
@@ -448,6 +498,7 @@ class DuplicateMatch:
         result = TableResult(
             board=board.number, table=table, ns=ns.key, ew=ew.key, permutation=tuple(permutation),
             record=record, outcome=outcome, decisions=decisions, faults=faults,
+            logs=[(n, path) for n in range(self.config.ruleset.seats) for path in self.seats[(table, n)].board_logs],
         )
         return result, barred
 

@@ -86,6 +86,10 @@ class TableResult:
     outcome: DealOutcome
     decisions: list[Decision]
     faults: list[Fault] = field(default_factory=list)
+    logs: list[tuple[int, str]] = field(default_factory=list)
+    """``(seat, path)`` of each bot process that held a seat during this board, where its
+    output is kept (:attr:`referee.match.MatchConfig.log_dir`; a restart adds one): empty
+    when no output is kept.  Absolute paths, written by the referee once the process stops."""
 
 
 @dataclass

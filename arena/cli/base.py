@@ -277,6 +277,62 @@ def _play_settings(store, name: str, exists: bool, given: dict, new_name: str) -
     return stored, stored
 
 
+DealsOption = Annotated[Path | None, typer.Option(
+    "--deals", dir_okay=False, metavar="FILE", help="play the boards of this file instead of boards dealt from the "
+    "seed (a deal suite, like an opening book): deal records as `arena replay` reads them (JSON, JSON lines, "
+    "hand-checked cases) or compact lines `DEALER CARD×32` (the deck in dealing order); every pair plays each "
+    "board at both tables; more boards than the file holds are refused. New only: a resume plays the stored "
+    "boards (README: a deal suite)", show_default=False)]
+
+
+def deal_suite(store, name: str, existing, path: Path | None, ruleset, boards: int | None, boards_flag: str,
+               new_name: str):
+    """``--deals FILE`` checked against the tournament (or test) ``name``: the file's
+    :class:`arena.play.deals.DealSuite` for a new one (None without ``--deals``); for an
+    existing one, None once the file is found to be the one it was created with.  A bad
+    file, more boards asked for (``boards``, given with ``boards_flag``) than it holds, or
+    another file than the stored one is refused (exit 1), before anything is written."""
+    from ..play.deals import DealFileError, load_deals
+
+    if path is None:
+        return None
+    try:
+        suite = load_deals(path, ruleset.seats)
+        if existing is None and boards is not None:
+            suite.first(boards)
+    except DealFileError as e:
+        message = str(e)
+        if "fewer than the" in message:
+            message += f" ({boards_flag})"
+        raise fail(message) from None
+    if existing is None:
+        return suite
+    stored = store.deal_suite(name)
+    if stored is None:
+        raise fail(f"{name!r} exists with boards dealt from its seed, fixed once it is created: leave --deals out "
+                   f"to resume it, or choose a new {new_name}")
+    if stored.sha256 != suite.sha256:
+        raise fail(f"{name!r} was created with the deal file {stored.file_name} (SHA-256 {stored.sha256[:16]}…), "
+                   f"and {path} is another file (SHA-256 {suite.sha256[:16]}…): leave --deals out to resume it "
+                   f"with its stored boards, or choose a new {new_name}")
+    return None
+
+
+def keep_deal_suite(store, name: str, suite, boards: int) -> None:
+    """Store a new tournament's deal suite: its first ``boards`` boards and the file's name and SHA-256."""
+    store.add_boards(name, suite.first(boards))
+    store.set_deal_suite(name, suite.name, suite.sha256, len(suite.boards))
+
+
+def suite_line(store, name: str) -> None:
+    """Print the deal file a tournament plays, if it plays one."""
+    stored = store.deal_suite(name)
+    if stored is not None:
+        console.print(f"boards: the deal suite {stored.file_name} ({stored.file_boards} board"
+                      f"{'' if stored.file_boards == 1 else 's'}, SHA-256 {stored.sha256}), not dealt from the seed",
+                      markup=False, highlight=False)
+
+
 def _limits(cpu_s: int, memory_mib: int, isolate: bool, manifests: list | None = None, weak_limits: bool = False):
     """The bots' sandbox limits, refused (exit 1) where the sandbox cannot be made for untrusted bots,
     or where it cannot enforce the whole-bot limits and ``--weak-limits`` is not given."""

@@ -32,6 +32,7 @@ from .base import (
     OptionOption,
     NoIsolateOption,
     WeakLimitsOption,
+    DealsOption,
 )
 
 
@@ -100,7 +101,8 @@ def match(
         "--bot", "--bots", metavar="BOT", help="a bot: a folder (with bot.toml), a registered bot's name or "
         "name@version (its frozen copy, from --db), a sample bot's name (random, greedy, heuristic), or host:port "
         "of a bot already running; give two")],
-    boards: Annotated[int, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables)")] = 20,
+    boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables; "
+                                               "default 20, with --deals the file's)", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: the same seed deals the same boards; not secret "
         "(default: 256 random bits, secret until the match ends)", show_default=False)] = None,
@@ -116,12 +118,14 @@ def match(
     logs: Annotated[Path | None, typer.Option(
         file_okay=False, help="keep each bot process's output (stdout, stderr) in this folder, a file per "
         "process: ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
+    deals: DealsOption = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Play one duplicate match between two bots and print the result per board (nothing is stored).
 
     Without --seed the boards come from a secret random seed: its commitment is
-    printed at the start and the seed itself at the end.
+    printed at the start and the seed itself at the end.  With --deals FILE they are the
+    file's boards (README: a deal suite).
     """
     isolate = not no_isolate
     from ..play.matchview import MatchInterrupted, run_match
@@ -136,6 +140,16 @@ def match(
         rules = get_ruleset(ruleset.value, **_parse_options(option))
     except ValueError as e:
         raise fail(str(e)) from None
+    suite = None
+    if deals is not None:
+        from ..play.deals import DealFileError, load_deals
+
+        try:
+            suite = load_deals(deals, rules.seats)
+            suite = suite.first(boards if boards is not None else len(suite.boards))
+        except DealFileError as e:
+            raise fail(str(e) + (" (--boards)" if "fewer than the" in str(e) else "")) from None
+    boards = len(suite) if suite is not None else boards if boards is not None else 20
     try:
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
         for m in manifests:  # as bots submit and tournament run do
@@ -148,7 +162,7 @@ def match(
                 raise fail(f"--logs {escape(str(logs))}: cannot make the folder: {e.strerror}") from None
         run_match(bots, boards=boards, seed=seed, ruleset=rules, decision_ms=decision_ms,
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits,
-                  log_dir=logs.resolve() if logs is not None else None)
+                  log_dir=logs.resolve() if logs is not None else None, deals=suite)
         if logs is not None:
             console.print(f"bot output kept in {logs}: {len(list(logs.glob('*.log')))} files", highlight=False,
                           markup=False)

@@ -34,6 +34,10 @@ from .base import (
     NoIsolateOption,
     WeakLimitsOption,
     StoredOptions,
+    DealsOption,
+    deal_suite,
+    keep_deal_suite,
+    suite_line,
 )
 
 
@@ -62,6 +66,7 @@ def sprt(
     logs: Annotated[Path | None, typer.Option(
         file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
         "does: TEST/A~B/from-board-K/ENTRANT-tableT-seatS-N.log", show_default=False)] = None,
+    deals: DealsOption = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Sequential test: play duplicate board pairs of A against B until the evidence decides.
@@ -70,6 +75,8 @@ def sprt(
     BETA; board-pair W/D/L, generalized SPRT (README, "Deciding with the fewest
     boards").  The board pairs are stored as a tournament of the test's name;
     rerunning the same command resumes it, or prints its stored decision.
+    With --deals FILE the board pairs are the file's boards (give --max-boards no more
+    than it holds).
     """
     isolate = not no_isolate
     from referee.manifest import load_manifest
@@ -116,6 +123,7 @@ def sprt(
             raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
         if existing is not None and existing.ruleset != rs.name:
             raise fail(f"test {test!r} plays {existing.ruleset}; leave --ruleset out to resume it")
+        suite = deal_suite(store, test, existing, deals, rs, max_boards, "--max-boards", "--name")
         given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib,
                  "time_bank_ms": time_bank_ms, "time_increment_ms": time_increment_ms}
         stored_settings, play = _play_settings(store, test, existing is not None, given, "--name")
@@ -128,6 +136,8 @@ def sprt(
         if existing is None:
             store.create_tournament(test, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     max_boards, [(m.name, m.version) for m in manifests], secret=seed is None)
+            if suite is not None:
+                keep_deal_suite(store, test, suite, max_boards)
         if stored_settings is None:
             store.set_play_settings(test, play)
         console.print(f"test [bold]{escape(test)}[/]: {keys[0]} against {keys[1]}, {rs.name}; "
@@ -137,6 +147,7 @@ def sprt(
         if time_bank_ms or time_increment_ms:
             console.print(f"decisions within {decision_ms} ms, a time bank of {time_bank_ms} ms per bot process "
                           f"per match, {time_increment_ms} ms added after each answer", highlight=False)
+        suite_line(store, test)
         if limits is not None:
             console.print(sandbox_report(limits), style="dim", highlight=False)
         progress = Progress(

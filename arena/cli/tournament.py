@@ -45,6 +45,10 @@ from .base import (
     StoredOptions,
     bot_folders,
     cores,
+    DealsOption,
+    deal_suite,
+    keep_deal_suite,
+    suite_line,
 )
 
 
@@ -83,6 +87,7 @@ def tournament_run(
         file_okay=False, metavar="FOLDER", help="keep each bot process's output (stdout, stderr) in this folder, as `arena match` "
         "does: TOURNAMENT/A~B/from-board-K/ENTRANT-tableT-seatS-N.log, N counting a seat's processes (one per "
         "block of boards from K)", show_default=False)] = None,
+    deals: DealsOption = None,
     records: Annotated[Path | None, typer.Option(
         dir_okay=False, metavar="FILE", help="append every deal record to this file as it is stored: JSON lines, one per table, "
         "{match_id, board, table, ns, ew, permutation, record} (`arena log --json`'s shape; each line is an input "
@@ -92,6 +97,8 @@ def tournament_run(
     """Play a duplicate round robin: every pair of entrants on the same boards, both tables.
 
     With --gauntlet, one entrant plays every other one instead (they do not play each other).
+    With --deals FILE, the boards are the file's (deal records or compact lines: README,
+    "A deal suite") instead of boards dealt from the seed.
 
     Running it again plays only what is missing (new entrants' pairs, or the
     rest after an interruption), with the tournament's own deadline, time bank, fault limit,
@@ -163,6 +170,9 @@ def tournament_run(
                 raise fail(f"tournament {name!r} exists as {is_now}, fixed once it is created: leave --gauntlet out "
                            "to resume it, or choose a new tournament name")
             rs = existing.resolved_ruleset()
+        suite = deal_suite(store, name, existing, deals, rs, boards, "--boards", "tournament name")
+        if suite is not None and boards is None:
+            boards = len(suite.boards)
         given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib,
                  "time_bank_ms": time_bank_ms, "time_increment_ms": time_increment_ms}
         stored_settings, settings = _play_settings(store, name, existing is not None, given, "tournament name")
@@ -179,6 +189,8 @@ def tournament_run(
         if existing is None:
             store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     boards if boards is not None else 50, secret=seed is None)
+            if suite is not None:
+                keep_deal_suite(store, name, suite, boards)
             if seed is not None:
                 err.print(f"note: seed {seed} was given with --seed: it is [bold]not secret[/] (anyone who knows or "
                           "guesses it can deal every board, bots included); leave --seed out for a secret "
@@ -198,6 +210,7 @@ def tournament_run(
         console.print(f"decisions within {decision_ms} ms{bank}; {max_faults} faults forfeit the rest of a match",
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
+        suite_line(store, name)
         console.print(sandbox_report(limits), style="dim", highlight=False)
         executor = None
         if cluster is not None:
@@ -416,11 +429,14 @@ def tournament_show(
     try:
         t = store.get_tournament(name)
         names = [] if t is not None else [x.name for x in store.list_tournaments()]
+        suite = store.deal_suite(name) if t is not None else None
     finally:
         store.close()
     if t is None:
         raise fail(f"no tournament {name!r} in {db}{did_you_mean(name, names)}: see `arena tournament list`")
     info = _tournament_json(t)
+    info["deals"] = None if suite is None else {"file": suite.file_name, "sha256": suite.sha256,
+                                                "file_boards": suite.file_boards}
     if as_json:
         print(json.dumps(info))
         return
@@ -432,7 +448,9 @@ def tournament_show(
     opts = _options_text(t.variant_options)
     grid.add_row("options", (f"{opts} (RULES.md §6.4); " if opts else "") + "resolved: "
                  + json.dumps(t.options, sort_keys=True))
-    grid.add_row("boards", f"{t.boards_per_pair} per pair")
+    grid.add_row("boards", f"{t.boards_per_pair} per pair" + (
+        f", the first of the deal suite {suite.file_name} ({suite.file_boards} boards, SHA-256 {suite.sha256})"
+        if suite is not None else ""))
     pairs = t.pairs
     grid.add_row("entrants", ", ".join(t.entrants) + f" ({pairs} pair{'' if pairs == 1 else 's'})" if t.entrants
                  else "none")

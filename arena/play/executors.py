@@ -20,7 +20,8 @@ pass hidden cards between them through the machine.  Units are handed out so tha
 the running ones have no entrant in common; with ``exclusive_boards`` (finals) one at
 a time, so that no two tables of one board are ever played at once, whoever sits there.
 
-Results never depend on the executor: the board is ``make_board(seed, k)``, table
+Results never depend on the executor: the board is ``make_board(seed, k)`` (or a deal
+suite's board *k*: :attr:`Work.boards`), table
 2's suits ``suit_permutation(seed, k)``, a match is one unit played in blocks of
 fixed boards (an entrant's forfeit depends on its faults at earlier blocks, and a
 resumed match starts at the first block not wholly stored), and bots reseed at every
@@ -55,7 +56,7 @@ from typing import Protocol
 
 from referee.match import Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult
-from referee.rules import make_board
+from referee.rules import Board, make_board
 
 from .malloc import TRIM_EVERY, few_malloc_arenas, trim_memory
 from .schedule import suit_permutation
@@ -72,10 +73,19 @@ class Work:
         config: how matches are played (ruleset, deadlines, limits, the tournament seed,
             the block size).
         board_count: boards per pair: the length of a match, told to the bots.
+        boards: a deal suite's boards by number (``--deals``, :mod:`arena.play.deals`), played
+            instead of ``make_board(seed, k)``; None: dealt from the seed.
     """
 
     config: MatchConfig
     board_count: int
+    boards: tuple[Board, ...] | None = None
+
+    def board(self, k: int) -> Board:
+        """Board ``k``: the deal suite's, or ``make_board(seed, k)``."""
+        if self.boards is not None:
+            return self.boards[k]
+        return make_board(self.seed, k, self.config.ruleset.seats)
 
     @property
     def seed(self) -> int:
@@ -112,7 +122,6 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
     by a block).  Once ``stopped()`` is true the block in flight is dropped (a resumed run
     plays it again).  Returns the board pairs handed over.  Bot processes are stopped when
     it returns or raises."""
-    seats = work.config.ruleset.seats
     count = 0
 
     def hand_over(result: BoardPairResult) -> None:
@@ -128,7 +137,7 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
     if config.log_dir is not None:
         config = dataclasses.replace(config, log_dir=_new_folder(match_log_dir(config.log_dir, unit.match_id,
                                                                                unit.boards[0])))
-    play_match(unit.match_id, unit.a, unit.b, (make_board(work.seed, k, seats) for k in unit.boards), config,
+    play_match(unit.match_id, unit.a, unit.b, (work.board(k) for k in unit.boards), config,
                permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
                board_count=work.board_count, keep=False, faults=unit.faults, stopped=stopped)
     return count

@@ -16,7 +16,7 @@ from rich.table import Table
 from referee.botproc import Limits, sandbox_report
 from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
-from referee.rules import Ruleset, make_board
+from referee.rules import Board, Ruleset, make_board
 
 from ..report.faults import fault_line
 from ..report.render import show_table
@@ -35,7 +35,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: Ruleset, decision_ms: int,
               time_bank_ms: int, max_faults: int, console: Console,
-              limits: Limits | None = None, log_dir: Path | None = None) -> list[BoardPairResult]:
+              limits: Limits | None = None, log_dir: Path | None = None,
+              deals: Sequence[Board] | None = None) -> list[BoardPairResult]:
     """Play and print a duplicate match; returns the board pairs.
 
     ``seed`` deals the boards (``make_board(seed, k)``); ``None`` draws a secret one
@@ -49,6 +50,8 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     played so far are printed with how many were dropped, and :class:`MatchInterrupted`
     is raised.
     ``log_dir``: keep every bot process's output there (:attr:`MatchConfig.log_dir`).
+    ``deals``: a deal suite's boards (:mod:`arena.play.deals`), played instead of dealt ones
+    (``boards`` must be their number); the seed still renames table 2's suits.
     """
     a, b = distinct([resolve_entrant(s) for s in specs])
     secret = seed is None
@@ -56,7 +59,7 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
         seed = new_seed()
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms, limits=limits or Limits(),
                          max_faults=max_faults, seed=seed, log_dir=log_dir)
-    board_list = [make_board(seed, k, ruleset.seats) for k in range(boards)]
+    board_list = list(deals) if deals is not None else [make_board(seed, k, ruleset.seats) for k in range(boards)]
     console.print(sandbox_report(config.limits), style="dim", highlight=False)
     if secret:
         console.print(f"board seed: secret until the match ends; commitment {seed_commitment(seed)}", highlight=False)

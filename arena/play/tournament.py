@@ -1,7 +1,7 @@
 """Duplicate round robins: scheduling, playing with workers, storing, resuming.
 
 Every pair of entrants plays the same boards (board *k* of a tournament is
-``make_board(seed, k)``), each at two tables with seats swapped and table 2's
+``make_board(seed, k)``, or board *k* of its deal suite: :mod:`arena.play.deals`), each at two tables with seats swapped and table 2's
 suits renamed by :func:`arena.play.schedule.suit_permutation` (RULES.md §8).  A
 match (one pair: the boards of it still to play) is a unit of work played by one
 referee with its own bot processes, on an executor (:mod:`arena.play.executors`:
@@ -109,6 +109,20 @@ def units(store: Store, tournament: str, entrants: list[Entrant], board_count: i
         yield Unit(number, mid, by_key[a], by_key[b], todo, pots, (counted.get(a, 0), counted.get(b, 0)))
 
 
+def _log_rows(items: list[tuple[str, BoardPairResult]], root: Path) -> list[tuple[str, int, int, int, str, str]]:
+    """The ``bot_logs`` rows of some board pairs: each kept log's path relative to ``root``
+    (the ``--logs`` folder; a path outside it is left out)."""
+    rows = []
+    for mid, r in items:
+        for t in r.tables:
+            for seat, path in t.logs:
+                try:
+                    rows.append((mid, r.board, t.table, seat, str(root), str(Path(path).relative_to(root))))
+                except ValueError:
+                    continue
+    return rows
+
+
 def run(
     store: Store,
     tournament: str,
@@ -206,10 +220,18 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
             executor.close()
         return summary
     store.set_tournament_status(tournament, "running")
-    store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
+    suite = None
+    if store.deal_suite(tournament) is not None:  # a deal suite's boards, stored when it was created
+        suite = tuple(store.boards(tournament))
+        if [b.number for b in suite] != list(range(n_boards)):
+            raise TournamentError(f"tournament {tournament!r} plays a deal suite, but {len(suite)} of its "
+                                  f"{n_boards} boards are stored: delete it and create it again with --deals")
+    else:
+        store.add_boards(tournament, (make_board(seed, k, ruleset.seats) for k in range(n_boards)))
     store.release()  # DuckDB holds the boards just written until the connection closes (issue 14 item 3)
     stop = stop or threading.Event()
     block_boards = config["block_boards"]
+    log_root = config["log_dir"]
     config = MatchConfig(ruleset=ruleset, seed=seed, limits=limits or Limits(), **config)
     executor = executor or local_executor(workers)
     summary.where = executor.description
@@ -225,8 +247,11 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
         if batch:
             items = list(batch.values())
             summary.played += store.write_board_pairs(tournament, items)
+            new = [(mid, r) for mid, r in items if (mid, r.board) not in replayed]
+            if log_root is not None:  # the stored board pairs' kept logs: the first run's of a replayed one
+                store.add_bot_logs(_log_rows(new, log_root))
             if on_stored:
-                on_stored([(mid, r) for mid, r in items if (mid, r.board) not in replayed])
+                on_stored(new)
             summary.faults += sum(len(r.faults) for _, r in items)
             done_count = summary.already + summary.played
             batch = {}
@@ -235,7 +260,7 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
         last_write = time.monotonic()
 
     try:
-        executor.start(Work(config, n_boards),
+        executor.start(Work(config, n_boards, suite),
                        Dispatcher(units(store, tournament, entrants, n_boards, ruleset, block_boards, t.gauntlet, replayed),
                                   exclusive_boards=exclusive_boards))
         while True:

@@ -16,8 +16,9 @@ FAULT_WORDS = {
     "malformed": "the bot's answer could not be read: empty, too large, or not a DecideResponse",
     "wrong-kind": "the bot answered another kind of decision than the one asked (e.g. a card during the bidding)",
     "illegal": "the bot played an action that is not among the legal actions it was sent",
-    "start": "the bot did not start: it did not answer the connection within the start-up time (10 s; a slow "
-             "start or an overloaded machine), its process exited at start-up, or the sandbox could not start it",
+    "start": "the bot did not start: it did not accept a connection within the start-up time (10 s; a slow "
+             "start or an overloaded machine) at any of its 3 starts, its process exited at start-up (not "
+             "retried), or the sandbox could not start it",
 }
 
 

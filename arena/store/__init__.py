@@ -89,7 +89,7 @@ from .connection import LOCK_WAIT_S, Connection, RunLock
 from .entries import EntryWriter
 from .export import TABLES, VIEWS, Exporter, write_loader
 from .model import (
-    BoardPairRows, BoardPairSummary, Bot, MatchSummary, SlowDecision, Status, StoreError, TableSummary, Tournament,
+    BoardPairRows, BoardPairSummary, Bot, DealSuiteRow, MatchSummary, SlowDecision, Status, StoreError, TableSummary, Tournament,
     action_json, action_value, entrant_key, match_id, seed_commitment, split_entrant,
 )
 from .reads import ResultReads, TournamentReads
@@ -109,6 +109,7 @@ __all__ = [
     "Version",
     "BoardPairRows",
     "BoardPairSummary",
+    "DealSuiteRow",
     "ReadStore",
     "RunLock",
     "MatchSummary",

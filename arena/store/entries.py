@@ -231,10 +231,31 @@ class EntryWriter:
         if gauntlet is not None:
             self._query("UPDATE tournament_settings SET gauntlet = ? WHERE tournament = ?", [gauntlet, tournament])
 
+    def set_deal_suite(self, tournament: str, file_name: str, sha256: str, file_boards: int) -> None:
+        """Record that ``tournament`` plays a deal suite (``--deals FILE``): the file's name, the
+        SHA-256 of its bytes (hex) and its number of boards.  The boards themselves go to
+        :meth:`add_boards`.
+
+        Raises:
+            StoreError: unknown tournament.
+        """
+        self._ruleset(tournament)
+        self._query("INSERT OR REPLACE INTO deal_suites VALUES (?, ?, ?, ?)",
+                    [tournament, file_name, sha256, int(file_boards)])
+
+    def add_bot_logs(self, rows: Sequence[tuple[str, int, int, int, str, str]]) -> None:
+        """Record where bot processes' output was kept: ``(match_id, board, table_no, seat,
+        log_root, log_path)`` rows (``log_path`` relative to the ``--logs`` folder ``log_root``);
+        a row already stored is skipped."""
+        if rows:
+            self._transaction(lambda: self.con.executemany(
+                "INSERT OR IGNORE INTO bot_logs VALUES (?, ?, ?, ?, ?, ?)", [list(r) for r in rows]))
+
     def _match_tables(self) -> list[str]:
         """The tables whose rows belong to a match (``match_id``, no foreign key): what a
         tournament's matches hold, those of an older database that exist."""
-        return [t for t in ("actions", "contree_calls", "faults", "deals", "board_pairs") if self._has_table(t)]
+        return [t for t in ("actions", "contree_calls", "faults", "deals", "board_pairs", "bot_logs")
+                if self._has_table(t)]
 
     def delete_tournament(self, name: str) -> None:
         """Delete tournament ``name`` and everything stored for it: entrants, boards, matches,
@@ -252,7 +273,8 @@ class EntryWriter:
         def children() -> None:
             for table in self._match_tables():
                 self.con.execute(f"DELETE FROM {table} WHERE match_id IN ({matches})", [name])
-            for table in ("matches", "boards", "tournament_entrants", "tournament_settings", "sprt_tests"):
+            for table in ("matches", "boards", "tournament_entrants", "tournament_settings", "sprt_tests",
+                          "deal_suites"):
                 if self._has_table(table):
                     self.con.execute(f"DELETE FROM {table} WHERE tournament = ?", [name])
 
@@ -288,6 +310,8 @@ class EntryWriter:
                         "WHERE tournament = ?", [new, old, new, old])
             con.execute("DELETE FROM matches WHERE tournament = ?", [old])
             con.execute("UPDATE tournament_settings SET tournament = ? WHERE tournament = ?", [new, old])
+            if self._has_table("deal_suites"):
+                con.execute("UPDATE deal_suites SET tournament = ? WHERE tournament = ?", [new, old])
             if self._has_table("sprt_tests"):
                 con.execute("UPDATE sprt_tests SET tournament = ?, name = CASE WHEN name = ? THEN ? ELSE name END "
                             "WHERE tournament = ?", [new, old, new, old])

@@ -18,6 +18,7 @@ TABLES: tuple[str, ...] = (
     "tournament_settings",
     "competitions", "compete_participants", "compete_versions", "ladder_units",
     "dd_deals", "dd_cards",
+    "deal_suites", "bot_logs",
     "compete_final_choices", "compete_challenges",
 )
 
@@ -73,7 +74,8 @@ class Exporter:
         paths = []
         views = {name for (name,) in self.con.execute("SELECT view_name FROM duckdb_views()").fetchall()}
         for table in TABLES + VIEWS:
-            if table in ("contree_calls", "sprt_tests", "tournament_settings", *_COMPETE, "dd_deals", "dd_cards") \
+            if table in ("contree_calls", "sprt_tests", "tournament_settings", *_COMPETE, "dd_deals", "dd_cards",
+                         "deal_suites", "bot_logs") \
                     and not self._has_table(table):
                 continue  # a database last written before the table existed, opened read-only
             if table in VIEWS and table not in views:

@@ -175,6 +175,16 @@ def action_json(kind: str, value: str) -> dict:
 
 
 @dataclass(frozen=True)
+class DealSuiteRow:
+    """The deal file a tournament plays (table ``deal_suites``; ``--deals FILE``): its name,
+    the lowercase hex SHA-256 of its bytes and the boards it holds."""
+
+    file_name: str
+    sha256: str
+    file_boards: int
+
+
+@dataclass(frozen=True)
 class Bot:
     """A submitted bot version (table ``bots``); ``submitted_at`` is naive UTC."""
 

@@ -19,7 +19,7 @@ from referee.rules import Board, Card, DealOutcome, RecordError, parse_record
 
 from .connection import RunLock
 from .model import (
-    PLAY_SETTINGS, Bot, BoardPairRows, BoardPairSummary, MatchSummary, SlowDecision, Status, StoreError,
+    PLAY_SETTINGS, Bot, BoardPairRows, DealSuiteRow, BoardPairSummary, MatchSummary, SlowDecision, Status, StoreError,
     TableSummary, Tournament, _shown_status, action_json, split_entrant,
 )
 
@@ -189,6 +189,24 @@ class TournamentReads:
         except duckdb.Error as e:
             raise StoreError(f"database error: {e}") from None
         return dict(zip(PLAY_SETTINGS, rows[0])) if rows else None
+
+    def deal_suite(self, tournament: str) -> DealSuiteRow | None:
+        """The deal file ``tournament`` plays (``--deals``), or None: its boards are dealt from
+        its seed (or the database predates deal suites)."""
+        if not self._has_table("deal_suites"):
+            return None
+        rows = self._query("SELECT file_name, sha256, file_boards FROM deal_suites WHERE tournament = ?", [tournament])
+        return DealSuiteRow(*rows[0]) if rows else None
+
+    def bot_logs(self, match_id: str, board: int) -> list[tuple[int, int, str, str]]:
+        """Where the output of the processes that held each seat of a board was kept:
+        ``(table_no, seat, log_root, log_path)`` by table, seat and file (empty when none was
+        kept, or the database predates it)."""
+        if not self._has_table("bot_logs"):
+            return []
+        return [tuple(r) for r in self._query(
+            "SELECT table_no, seat, log_root, log_path FROM bot_logs WHERE match_id = ? AND board = ? "
+            "ORDER BY table_no, seat, log_path", [match_id, board])]
 
     def run_workers(self, tournament: str) -> int | None:
         """The ``--workers`` of ``tournament``'s last run that gave it (0 = auto: the machine's

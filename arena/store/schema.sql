@@ -229,6 +229,31 @@ CREATE TABLE IF NOT EXISTS tournament_settings (
                                             -- gauntlet); NULL: a round robin. Fixed at creation. Version 4
 );
 
+-- Where each bot process's output was kept (--logs DIR of `arena tournament run` / `arena
+-- sprt`): one row per process that held a seat during a board, for the web viewer's links.
+-- log_path is relative to log_root, the run's --logs folder; the server serves a file only
+-- inside it. Added to version 6 without an upgrade, as deal_suites.
+CREATE TABLE IF NOT EXISTS bot_logs (
+    match_id  VARCHAR NOT NULL,
+    board     INTEGER NOT NULL,
+    table_no  INTEGER NOT NULL,
+    seat      INTEGER NOT NULL,
+    log_root  VARCHAR NOT NULL,             -- the --logs folder, absolute
+    log_path  VARCHAR NOT NULL,             -- the file, relative to log_root
+    PRIMARY KEY (match_id, board, table_no, seat, log_path)
+);
+
+-- A tournament played on a deal suite (--deals FILE, arena/play/deals.py) instead of boards
+-- dealt from its seed: the file it came from. Its boards are in `boards` (written at creation),
+-- and a resume plays those; a resume given --deals must give a file of the same SHA-256.
+-- Added to version 6 without an upgrade (made on every open for writing; readers check for it).
+CREATE TABLE IF NOT EXISTS deal_suites (
+    tournament  VARCHAR PRIMARY KEY,        -- tournaments.name
+    file_name   VARCHAR NOT NULL,           -- the deal file's name, without its folder
+    sha256      VARCHAR NOT NULL,           -- lowercase hex SHA-256 of the file's bytes
+    file_boards INTEGER NOT NULL            -- boards in the file (the tournament plays the first boards_per_pair)
+);
+
 -- A competition (arena compete, arena/compete/): participants upload bots to its server from
 -- their own machines (issue 22). Tables added to version 3 without an upgrade: every open for
 -- writing creates them (CREATE ... IF NOT EXISTS), and only the competition server writes them.

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -77,6 +77,9 @@ Name = Annotated[str, PathParam(description="tournament name")]
 Pair = Annotated[str, PathParam(description="the match's entrants, A~B (its id is TOURNAMENT/A~B)")]
 Board = Annotated[int, PathParam(ge=0, description="board number")]
 BotName = Annotated[str, PathParam(description="bot name")]
+TableNo = Annotated[int, PathParam(ge=1, le=2, description="table, 1 or 2")]
+SeatNo = Annotated[int, PathParam(ge=0, le=3, description="seat, 0..3 (two players: 0..1)")]
+LogIndex = Annotated[int, PathParam(ge=0, description="the seat's process during the board: 0, 1, …")]
 Suits = Annotated[Literal["board", "table"], Query(
     description="board: table 2 in the board's own suits; table: in the suits it was played with")]
 
@@ -325,6 +328,15 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
                    suits: Suits = "board"):
         view = views.board(s, f"{name}/{pair}", number, board_suits=suits == "board")
         return page(request, "board.html", b=view, tname=name, pair=pair, suits=suits)
+
+    @app.get("/matches/{name}/{pair}/boards/{number}/logs/{table}/{seat}/{index}", tags=["matches"],
+             response_class=PlainTextResponse)
+    def bot_log(name: Name, pair: Pair, number: Board, table: TableNo, seat: SeatNo, index: LogIndex,
+                s: Db) -> PlainTextResponse:
+        """The output (stdout, stderr) of a bot process that held a seat of a board, kept by a run
+        with `--logs DIR` (`index`: 0, 1, … when the seat had several processes during the board);
+        only a file inside that folder is served."""
+        return PlainTextResponse(views.bot_log(s, f"{name}/{pair}", number, table, seat, index))
 
     @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
     def bot_page(request: Request, name: str, s: Db):

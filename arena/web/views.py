@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from pathlib import Path
 
 from referee.rules import CARDS, RecordError
 
@@ -268,14 +269,40 @@ def board(store: Store, match_id: str, number: int, *, board_suits: bool = True)
         raise StoreError(f"board {number} of {match_id!r} does not replay: {e}") from None
     numbers = [b.board for b in store.match_boards(match_id)]
     analysed = cached_deals(store, match_id, number)
+    kept = store.bot_logs(match_id, number)
     for t in tables:
         _add_double_dummy(t, analysed.get(t["table"]))
+        t["logs"] = [[Path(p).name for table, seat, _, p in kept if table == t["table"] and seat == n]
+                     for n in range(len(t["seat_entrants"]))]
     return {
         "match": summary, "board": number, "board_suits": board_suits,
         "pair": {"points_a": results.points_a, "points_b": results.points_b, "margin": results.margin,
                  "forfeit_a": bool(results.forfeit_a), "forfeit_b": bool(results.forfeit_b)},
         "tables": tables, "steps": max(len(t["tricks"]) for t in tables), "boards": numbers,
     }
+
+
+def bot_log(store: Store, match_id: str, number: int, table: int, seat: int, index: int) -> str:
+    """The kept output of the ``index``-th process (0, 1, … by file name) that held ``seat`` at
+    ``table`` during board ``number`` (``--logs``), as text (bytes that are not UTF-8 replaced).
+
+    Only a regular file inside the run's ``--logs`` folder is read: a stored path that leads
+    elsewhere (``..``, an absolute path, a symbolic link out of it) answers as missing.
+
+    Raises:
+        NotFound: no such match, board, seat or kept log, or the file is gone or outside its folder.
+    """
+    _match_summary(store, match_id)
+    rows = [(root, path) for t, s, root, path in store.bot_logs(match_id, number) if t == table and s == seat]
+    if not 0 <= index < len(rows):
+        raise NotFound(f"no kept output of process {index} of seat {seat} at table {table} of board {number} "
+                       f"of {match_id}: the run kept none (arena tournament run --logs DIR)")
+    root, path = rows[index]
+    folder = Path(root).resolve()
+    target = (folder / path).resolve()
+    if not target.is_relative_to(folder) or not target.is_file():
+        raise NotFound(f"the kept output {path} is not in its logs folder {root} (moved or removed?)")
+    return target.read_bytes().decode("utf-8", "replace")
 
 
 def _add_double_dummy(view: dict, deal) -> None:
