@@ -1,4 +1,4 @@
-"""``arena remote login|submit|status|logs|challenge|challenges|final|whoami``: a participant's client of a competition
+"""``arena remote login|submit|pack|status|logs|challenge|challenges|final|whoami``: a participant's client of a competition
 server (``arena.compete.client``). Every command takes ``--json``; a refusal prints
 ``{"error": why, "status": HTTP status}`` then, besides the ``error:`` line on stderr.
 """
@@ -187,6 +187,33 @@ def final(
         print(json.dumps(out))
         return
     console.print(f"version {out['version']} enters the final for {escape(out['participant'])}", highlight=False)
+
+
+@remote_app.command("pack")
+def pack_folder(
+    folder: Annotated[Path, typer.Argument(help="the bot's folder (holding bot.toml)")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", help="the archive to write (default: "
+                                             "NAME-VERSION.tar.gz here)", show_default=False)] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write the .tar.gz `arena remote submit` would upload (the files the content hash covers):
+    for the upload form in the browser (/me)."""
+    from referee.manifest import load_manifest
+
+    from ..compete.archive import pack
+
+    manifest = _call(as_json, lambda: load_manifest(folder))
+    data = _call(as_json, lambda: pack(manifest.folder))
+    out = out or Path(f"{manifest.name}-{manifest.version}.tar.gz")
+    try:
+        out.write_bytes(data)
+    except OSError as e:
+        raise refuse(f"cannot write {out}: {e.strerror or e}", as_json) from None
+    if as_json:
+        print(json.dumps({"archive": str(out), "bytes": len(data), "bot": manifest.key}))
+        return
+    console.print(f"wrote {escape(str(out))} ({len(data):,} bytes) of {escape(manifest.key)}: upload it at the "
+                  "server's /me page, or use `arena remote submit`", highlight=False)
 
 
 @remote_app.command("challenge")

@@ -200,8 +200,17 @@ async def upload(request: Request, who: Caller) -> JSONResponse:
     """Upload a bot version: the archive is checked before anything is written (paths, links,
     special files, sizes, file count, compression ratio), stored, and queued for the intake.
     201 and the new version; 200 and the earlier version for bytes uploaded before."""
-    hub = _hub(request)
-    _participant(who)
+    version, new = await receive_upload(request, _hub(request), _participant(who))
+    return JSONResponse(version.public(), status_code=201 if new else 200)
+
+
+async def receive_upload(request: Request, hub: Hub, who: Participant) -> tuple[Version, bool]:
+    """Read a request's body as an upload of ``who`` (the API's and the upload page's): checked
+    (:func:`arena.compete.archive.check_archive`), stored and queued; ``(version, new)``.
+
+    Raises:
+        ApiError: 409 a closed competition, 413 over the size cap, 422 a refused archive, 429 the quota.
+    """
     c = await run_in_threadpool(hub.run, lambda s: s.get_competition(hub.competition))
     if c.status != "open":
         raise ApiError(409, f"competition {c.name!r} is closed: it takes no uploads")
@@ -225,7 +234,7 @@ async def upload(request: Request, who: Caller) -> JSONResponse:
     version, new = await run_in_threadpool(_store_upload, hub, who, data, digest)
     if new:
         hub.wake.set()
-    return JSONResponse(version.public(), status_code=201 if new else 200)
+    return version, new
 
 
 @router.get("/versions")

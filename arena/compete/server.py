@@ -21,10 +21,11 @@ from referee.sandbox import Limits
 from ..store import RunLock, StoreError
 from ..web import bind, create_app, is_loopback
 from . import api
+from .challenge import DEFAULT_PER_DAY
 from .hub import Hub
 from .intake import Intake
-from .challenge import DEFAULT_PER_DAY
 from .ladder import Ladder
+from .pages import mount_pages
 
 __all__ = ["build", "serve"]
 
@@ -50,6 +51,7 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
     ladder = Ladder(hub, limits, workers=ladder_workers)
     hub.wake_ladder = ladder.wake.set  # a version turned active: the ladder looks at once
     api.mount(app, hub)
+    mount_pages(app, hub)
     return app, hub, Intake(hub, limits, workers=workers), ladder
 
 

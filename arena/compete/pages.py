@@ -1,0 +1,157 @@
+"""A participant's pages in the browser (issue 22 item 3): log in with the token, upload a
+version, follow its status, read its own logs.
+
+- ``GET /login`` a form for the token; ``POST /login`` checks it (a participant's live token)
+  and opens a **session**: a random id (256 bits) in the cookie ``arena_session`` — ``HttpOnly``
+  (no script reads it), ``SameSite=Strict`` (no other site's page sends it), ``Secure`` when
+  served over https, ``Path=/`` — kept in this process's memory for :data:`SESSION_S` seconds,
+  with the SHA-256 of the token it was opened with: a revoked or rotated token ends it.
+- ``GET /me``: the participant's versions (status, ladder Elo, reason), its faults on the
+  ladder, its quota, and an upload form; ``POST /me/versions`` takes the archive as the body
+  (``application/gzip``, sent by the page's script) and answers as ``POST /api/v1/versions``
+  does; ``GET /me/versions/{id}/logs``: its own bot's output; ``POST /logout``.
+- **CSRF**: every POST of a session needs its CSRF token (a second random value, in the page),
+  in the ``X-CSRF-Token`` header or the form's ``csrf`` field, besides the ``SameSite=Strict``
+  cookie; compared in constant time.
+
+A server restart ends every session (log in again). The API (``/api/v1``) takes tokens only,
+never the cookie.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from ..store import Participant
+from . import policy
+from .api import ApiError, _own_version, _with_ladder, quota, receive_upload
+from .hub import Hub
+from .intake import own_logs
+
+__all__ = ["COOKIE", "SESSION_S", "mount_pages"]
+
+#: The session cookie's name.
+COOKIE = "arena_session"
+#: How long a session lasts, seconds (12 hours).
+SESSION_S = 12 * 3600
+_TEMPLATES = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / "web" / "templates"))
+
+
+@dataclass(frozen=True)
+class Session:
+    participant: str
+    token_hash: str
+    csrf: str
+    expires: float  # time.monotonic()
+
+
+def _sessions(hub: Hub) -> dict[str, Session]:
+    if not hasattr(hub, "sessions"):
+        hub.sessions = {}
+    return hub.sessions
+
+
+def _who(request: Request, hub: Hub) -> tuple[Participant, Session] | None:
+    """The participant of the request's live session, or None (no cookie, expired, token revoked)."""
+    sid = request.cookies.get(COOKIE)
+    sessions = _sessions(hub)
+    session = sessions.get(sid) if sid else None
+    if session is None or session.expires < time.monotonic():
+        sessions.pop(sid, None)
+        return None
+    who = hub.run(lambda s: s.participant_by_token_hash(hub.competition, session.token_hash))
+    if who is None or who.name != session.participant:
+        sessions.pop(sid, None)
+        return None
+    return who, session
+
+
+def _csrf_ok(session: Session, given: str | None) -> bool:
+    return given is not None and hmac.compare_digest(session.csrf.encode(), given.encode())
+
+
+def _page(request: Request, hub: Hub, name: str, status: int = 200, **context) -> HTMLResponse:
+    return _TEMPLATES.TemplateResponse(request, name, {"db": str(hub.db), "competition": hub.competition, **context},
+                                       status_code=status)
+
+
+def mount_pages(app: FastAPI, hub: Hub) -> FastAPI:
+    """Add the participant's pages (module docstring) to the competition server's application."""
+
+    @app.get("/login", response_class=HTMLResponse, include_in_schema=False)
+    def login_form(request: Request):
+        return _page(request, hub, "login.html")
+
+    @app.post("/login", include_in_schema=False)
+    async def login(request: Request):
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        token = (form.get("token") or [""])[0].strip()
+        digest = policy.token_hash(token)
+        who = hub.run(lambda s: s.participant_by_token_hash(hub.competition, digest)) if token else None
+        if who is None or who.scope != "participant":
+            why = ("an admin token enters no bots: log in with a participant's" if who is not None else
+                   "that token is wrong or revoked: ask the organiser for a new one")
+            return _page(request, hub, "login.html", status=401, error=why)
+        sid = secrets.token_urlsafe(32)
+        _sessions(hub)[sid] = Session(who.name, digest, secrets.token_urlsafe(32), time.monotonic() + SESSION_S)
+        r = RedirectResponse("/me", status_code=303)
+        r.set_cookie(COOKIE, sid, max_age=SESSION_S, path="/", httponly=True, samesite="strict",
+                     secure=request.url.scheme == "https")
+        return r
+
+    @app.post("/logout", include_in_schema=False)
+    async def logout(request: Request):
+        found = _who(request, hub)
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        if found is not None and _csrf_ok(found[1], (form.get("csrf") or [None])[0]):
+            _sessions(hub).pop(request.cookies.get(COOKIE), None)
+        r = RedirectResponse("/login", status_code=303)
+        r.delete_cookie(COOKIE, path="/")
+        return r
+
+    @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
+    def me(request: Request):
+        found = _who(request, hub)
+        if found is None:
+            return RedirectResponse("/login", status_code=303)
+        who, session = found
+        versions = hub.run(lambda s: _with_ladder(s, hub.competition, s.versions(hub.competition, who.name)))
+        return _page(request, hub, "me.html", who=who, csrf=session.csrf, versions=versions,
+                     quota=quota(hub, who), faults=[(v["id"], f) for v in versions for f in v["ladder"]["faults"]])
+
+    @app.post("/me/versions", include_in_schema=False)
+    async def upload(request: Request) -> Response:
+        found = _who(request, hub)
+        if found is None:
+            return JSONResponse({"detail": "not logged in (or the session ended): log in again"}, status_code=401)
+        who, session = found
+        if not _csrf_ok(session, request.headers.get("x-csrf-token")):
+            return JSONResponse({"detail": "a request without this page's CSRF token: reload the page"},
+                                status_code=403)
+        try:
+            version, new = await receive_upload(request, hub, who)
+        except ApiError as e:
+            return JSONResponse({"detail": e.detail}, status_code=e.status, headers=e.headers)
+        return JSONResponse(version.public(), status_code=201 if new else 200)
+
+    @app.get("/me/versions/{version_id}/logs", response_class=HTMLResponse, include_in_schema=False)
+    def logs(request: Request, version_id: int):
+        found = _who(request, hub)
+        if found is None:
+            return RedirectResponse("/login", status_code=303)
+        try:
+            v = _own_version(hub, found[0], version_id)
+        except ApiError as e:
+            return _page(request, hub, "error.html", status=e.status, message=e.detail)
+        return _page(request, hub, "version_logs.html", version=v, logs=own_logs(hub, v))
+
+    return app
