@@ -223,7 +223,7 @@ class BotClient:
                 raise BotStartError(
                     f"{self.manifest.key} names requirements ({self.manifest.requirements}) that are not installed "
                     f"in {self.manifest.folder}: `arena bots submit` installs them into its frozen copy (and "
-                    "`arena bots check` into a temporary one); play the submitted bot by name")
+                    "`arena bots check` and `arena match` into a temporary one): play the submitted bot by name")
             self.workdir = Path(tempfile.mkdtemp(prefix="bot-", dir=_workdir_root()))
             os.chmod(self.workdir, 0o700)
             bot_command = list(self.manifest.command)

@@ -138,6 +138,9 @@ def test_requirements_that_fail_to_install_are_refused_with_pips_lines(tmp_path)
     assert "pip's last lines:" in said and "No matching distribution found for beloteplus-missing==9.9" in said, said
     assert json.loads(cli("bots", "list", "--json", "--db", db).stdout) == []
     assert not any((db.parent / "bots").rglob("bot.toml"))  # no frozen copy left behind
+    # `arena match` builds a folder's requirements too (into a temporary copy): the same refusal
+    r = cli("match", "--bot", bot, "--bot", "random", "--boards", 1, "--seed", 1)
+    assert r.exit_code == 1 and "No matching distribution found for beloteplus-missing==9.9" in output(r), output(r)
 
 
 @pytest.mark.parametrize("line, why", [
