@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup proto bench clean
+.PHONY: run test setup proto proto-check bench clean
 
 # PYTHONWARNINGS=ignore: setuptools warns on every editable install that it is one (noise on `make run`)
 $(STAMP): pyproject.toml
@@ -29,6 +29,11 @@ test: $(STAMP)
 ## make proto: regenerate the Python code of protos/ (committed; a test checks it is fresh)
 proto: $(STAMP)
 	$(BIN)/python protos/generate.py
+
+## make proto-check: lint the protocol and check it against v1 as first published (buf, from npm: needs node and npm)
+proto-check:
+	cd protos && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cd protos && node_modules/.bin/buf lint && node_modules/.bin/buf breaking --against v1.binpb
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine_bench.py

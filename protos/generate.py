@@ -41,8 +41,10 @@ GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
 
 
 def proto_files(root: Path = PROTO_ROOT) -> list[str]:
-    """The ``.proto`` files under ``root``, relative to it, sorted (``belote/bot/v1/bot.proto``)."""
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.proto"))
+    """The ``.proto`` files under ``root``, relative to it, sorted (``belote/bot/v1/bot.proto``);
+    not those of npm's packages (``node_modules/``: the buf CLI's, buf.yaml)."""
+    return sorted(rel for p in root.rglob("*.proto")
+                  if (rel := p.relative_to(root).as_posix()).split("/", 1)[0] != "node_modules")
 
 
 def generated_files(root: Path = PROTO_ROOT) -> list[str]:

@@ -39,7 +39,7 @@ from belote_arena_sdk.proto import bot_pb2 as pb
 from belote_arena_sdk.proto import bot_pb2_grpc as pb_grpc
 
 from . import sandbox
-from .manifest import Manifest, content_hash_cached
+from .manifest import PACKAGES_DIR, Manifest, content_hash_cached
 from .records import printable
 from .sandbox import Limits
 
@@ -219,6 +219,11 @@ class BotClient:
                         f"{self.manifest.key}: its frozen copy {self.manifest.folder} has changed since it was "
                         f"submitted (content hash {digest[:12]}, registered {self.content_hash[:12]}): refused; "
                         "submit the bot again as a new version")
+            if self.manifest.requirements is not None and not (self.manifest.folder / PACKAGES_DIR).is_dir():
+                raise BotStartError(
+                    f"{self.manifest.key} names requirements ({self.manifest.requirements}) that are not installed "
+                    f"in {self.manifest.folder}: `arena bots submit` installs them into its frozen copy (and "
+                    "`arena bots check` and `arena match` into a temporary one): play the submitted bot by name")
             self.workdir = Path(tempfile.mkdtemp(prefix="bot-", dir=_workdir_root()))
             os.chmod(self.workdir, 0o700)
             bot_command = list(self.manifest.command)
@@ -291,9 +296,15 @@ class BotClient:
         return f"/proc/self/fd/{fd}"
 
     def _env(self, listen: str, home: str, tmp: str) -> dict[str, str]:
-        """The bot's whole environment: these seven variables (and, in the sandbox, ``PWD``, set by bwrap)."""
+        """The bot's whole environment: these seven variables (and, in the sandbox, ``PWD``, set by bwrap),
+        and ``PYTHONPATH``, its copy's ``site-packages`` folder, for a bot whose manifest names
+        ``requirements`` (installed there by ``arena bots submit``)."""
         python_dir = str(Path(sys.executable).parent)
-        return {
+        extra = {}
+        if self.manifest is not None and self.manifest.requirements is not None:
+            folder = sandbox.CODE_DIR if self.limits.isolate else str(self.manifest.folder)
+            extra["PYTHONPATH"] = f"{folder}/{PACKAGES_DIR}"
+        return extra | {
             "PATH": python_dir + os.pathsep + "/usr/local/bin:/usr/bin:/bin",
             "HOME": home,
             "TMPDIR": tmp,

@@ -8,7 +8,10 @@ Required keys::
     command = ["python", "bot.py"]  # run with cwd = the bot's folder; "python" is the arena's own
     protocol = "1.0"              # the belote.bot.v1 protocol version the bot speaks
 
-Optional: ``rulesets = ["classic", ...]`` (default: all four).
+Optional: ``rulesets = ["classic", ...]`` (default: all four); ``requirements =
+"requirements.txt"``, a pip requirements file in the folder naming packages a Python bot
+imports: ``arena bots submit`` installs them into the frozen copy's :data:`PACKAGES_DIR`
+(``arena.play.build``), which is then on the bot's ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -33,7 +36,11 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 #: The fields of a manifest (docs/PROTOCOL.md §1); any other is refused (a misspelt
 #: ``rulesets`` would otherwise enter the bot in every ruleset).
-FIELDS = ("name", "version", "author", "command", "protocol", "rulesets")
+FIELDS = ("name", "version", "author", "command", "protocol", "rulesets", "requirements")
+#: Where a bot's ``requirements`` are installed, in its frozen copy; on its ``PYTHONPATH`` when it plays.
+PACKAGES_DIR = "site-packages"
+#: Where a bot ships wheels to install its ``requirements`` from, offline.
+WHEELS_DIR = "wheels"
 #: Largest manifest read, bytes.
 MAX_MANIFEST_BYTES = 64 * 1024
 #: Largest submission: its files' total size, MiB, and their number (caches and VCS folders
@@ -68,6 +75,8 @@ class Manifest:
     rulesets: tuple[str, ...]
     folder: Path
     text: str
+    requirements: str | None = None
+    """The requirements file's path in the folder (POSIX, relative), or None: nothing to install."""
 
     @property
     def key(self) -> str:
@@ -160,10 +169,40 @@ def load_manifest(folder: str | Path) -> Manifest:
     unknown = [r for r in rulesets if r not in RULESETS]
     if unknown:
         raise ManifestError(f"{path}: unknown rulesets {unknown}: choose from {', '.join(RULESETS)}")
+    requirements = data.get("requirements")
+    if requirements is not None:
+        requirements = _requirements_path(path, folder, requirements)
     return Manifest(
         name=name, version=version, author=author, command=tuple(command), protocol=protocol,
-        rulesets=tuple(rulesets), folder=folder, text=text,
+        rulesets=tuple(rulesets), folder=folder, text=text, requirements=requirements,
     )
+
+
+def _requirements_path(path: Path, folder: Path, value: object) -> str:
+    """The manifest's ``requirements``: a relative path to a regular file inside ``folder``
+    (never through a symbolic link), not in :data:`PACKAGES_DIR`.
+
+    Raises:
+        ManifestError: not a string, absolute or leaving the folder, no such regular file.
+    """
+    what = 'the path of a pip requirements file in the bot\'s folder, such as "requirements.txt"'
+    if not isinstance(value, str) or not value:
+        raise ManifestError(f"{path}: field 'requirements' must be {what}, got {value!r}")
+    rel = Path(value)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ManifestError(f"{path}: requirements {value!r} must be a path inside the bot's folder ({what})")
+    if rel.parts[0] == PACKAGES_DIR:
+        raise ManifestError(f"{path}: requirements {value!r} is in {PACKAGES_DIR}/, where they are installed: "
+                            "move it out")
+    at = folder
+    for part in rel.parts:
+        at = at / part
+        if at.is_symlink():
+            raise ManifestError(f"{path}: requirements {value!r} goes through the symbolic link {at}: "
+                                "name a regular file of the folder")
+    if not at.is_file():
+        raise ManifestError(f"{path}: requirements {value!r}: no such file in {folder} ({what})")
+    return rel.as_posix()
 
 
 SKIP = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}  # a bot's own .venv is part of it

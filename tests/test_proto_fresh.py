@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PROTOS = ROOT / "protos"
 GENERATED = ROOT / "sdk" / "belote_arena_sdk" / "proto"
+
+
+def _load_generate():
+    """protos/generate.py as a module (protos/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("belote_protos_generate", PROTOS / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_generate = _load_generate()
+GENERATED_SUFFIXES, generate, proto_files = _generate.GENERATED_SUFFIXES, _generate.generate, _generate.proto_files
 
 
 def test_generated_code_is_fresh(tmp_path: Path) -> None:
@@ -28,6 +42,27 @@ def test_generated_code_is_fresh(tmp_path: Path) -> None:
         if not (GENERATED / name).is_file() or (GENERATED / name).read_bytes() != (tmp_path / name).read_bytes()
     ]
     assert not stale, f"generated code is stale or missing: {stale}; run `make proto` and commit the result"
+    # and nothing generated from a .proto that is gone (or renamed) is left behind
+    committed = sorted(p.name for p in GENERATED.iterdir() if p.name.endswith(GENERATED_SUFFIXES))
+    assert committed == written, (f"generated files without their .proto: {sorted(set(committed) - set(written))}; "
+                                  "delete them (`make proto` writes only what the protos make)")
+
+
+def test_the_regeneration_covers_every_proto_and_notices_a_change(tmp_path: Path) -> None:
+    """The freshness check regenerates from every .proto of protos/ (the one file of belote.bot.v1),
+    and a change of the .proto changes what it writes (a control: comparing two runs that ignore
+    the .proto would pass forever)."""
+    assert proto_files() == ["belote/bot/v1/bot.proto"]
+    changed = tmp_path / "protos"
+    shutil.copytree(PROTOS / "belote", changed / "belote")
+    proto = changed / "belote" / "bot" / "v1" / "bot.proto"
+    text = proto.read_text(encoding="utf-8")
+    proto.write_text(text.replace("  Rank top_rank = 5;", "  Rank top_rank = 5;\n  // A field added.\n  bool added = 99;"),
+                     encoding="utf-8")
+    generate(tmp_path / "out", root=changed)
+    for name in ("bot_pb2.py", "bot_pb2.pyi"):
+        assert (tmp_path / "out" / name).read_bytes() != (GENERATED / name).read_bytes(), name
+    assert "added" in (tmp_path / "out" / "bot_pb2.pyi").read_text(encoding="utf-8")
 
 
 def test_generated_package_imports() -> None:
@@ -50,7 +85,7 @@ def _descriptor_set(tmp_path: Path):
     from grpc_tools import protoc
 
     out = tmp_path / "set.pb"
-    files = sorted(p.relative_to(PROTOS).as_posix() for p in PROTOS.rglob("*.proto"))
+    files = proto_files()
     status = protoc.main(
         ["protoc", f"--proto_path={PROTOS}", "--include_source_info", f"--descriptor_set_out={out}", *files]
     )

@@ -1,4 +1,5 @@
-"""The Node.js and C++ toolchains, for the tests that build and play bots in those languages.
+"""The Node.js and C++ toolchains, for the tests that build and play bots in those languages
+(and the buf CLI, an npm package, for the protocol's lint and breaking-change checks).
 
 A missing toolchain FAILS the test (never a skip), saying how to install it, as the browser
 tests do for Chromium; ``.ci/run`` installs them when run as root. The starters of
@@ -19,6 +20,8 @@ from arena.play.newbot import LANGUAGES, Language, NewBotError, missing, set_up
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
 #: the starters' folders by language
 STARTERS = {"node": SAMPLES / "node", "cpp": SAMPLES / "cpp"}
+#: the protocol's folder: its package.json pins the buf CLI (npm's @bufbuild/buf)
+PROTOS = Path(__file__).resolve().parents[1] / "protos"
 
 
 def install_message(language: Language, gone: list[str]) -> str:
@@ -54,3 +57,18 @@ def starter(lang: str) -> Path:
                 pytest.fail(f"the {language.title} starter could not be set up: {e}", pytrace=False)
         _built.add(lang)
     return folder
+
+
+def buf() -> Path:
+    """The buf CLI of ``protos/`` (``protos/node_modules/.bin/buf``, a Node.js launcher of the
+    pinned binary), installed by ``npm ci`` from its package-lock.json when missing or older than
+    it (.ci/run installs it first). No node or npm, or an install that fails, fails the test."""
+    language = require("node")
+    if "buf" not in _built:
+        if not _fresh(PROTOS):
+            try:
+                set_up(PROTOS, language)
+            except NewBotError as e:
+                pytest.fail(f"buf could not be installed in {PROTOS}: {e}", pytrace=False)
+        _built.add("buf")
+    return PROTOS / "node_modules" / ".bin" / "buf"

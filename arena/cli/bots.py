@@ -127,15 +127,21 @@ def bots_check(
     isolate = not no_isolate
     from referee.manifest import load_manifest
 
-    from ..play.bots import check_bot
+    from ..play.bots import built, check_bot
+    from ..play.build import BuildError
 
     (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
-        limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
+        manifest = load_manifest(folder)
+        limits = _limits(0, 1024, isolate, [manifest], weak_limits)
         console.print(sandbox_report(limits), style="dim", highlight=False)
-        report = check_bot(folder, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
-                           decision_ms=decision_ms, limits=limits)
-    except ManifestError as e:
+        if manifest.requirements is not None:
+            console.print(f"installing the packages of {manifest.requirements} into a temporary copy ...",
+                          highlight=False)
+        with built(folder) as ready:
+            report = check_bot(ready, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
+                               decision_ms=decision_ms, limits=limits)
+    except (ManifestError, BuildError) as e:
         raise fail(str(e)) from None
     _print_check(report)
     if not report.ok:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -150,7 +151,15 @@ def match(
         except DealFileError as e:
             raise fail(str(e) + (" (--boards)" if "fewer than the" in str(e) else "")) from None
     boards = len(suite) if suite is not None else boards if boards is not None else 20
+
+    from ..play.bots import built
+    from ..play.build import BuildError
+
+    stack = contextlib.ExitStack()
     try:
+        # a folder whose requirements are not installed plays from a temporary built copy
+        bots = [spec if is_endpoint(spec) and not Path(spec).exists() else str(stack.enter_context(built(Path(spec))))
+                for spec in bots]
         manifests = [e.manifest for e in map(resolve_entrant, bots) if e.manifest is not None]
         for m in manifests:  # as bots submit and tournament run do
             m.check_plays(ruleset.value)
@@ -166,7 +175,9 @@ def match(
         if logs is not None:
             console.print(f"bot output kept in {logs}: {len(list(logs.glob('*.log')))} files", highlight=False,
                           markup=False)
-    except ManifestError as e:
+    except (ManifestError, BuildError) as e:
         raise fail(str(e)) from None
     except MatchInterrupted:
         raise typer.Exit(code=130) from None
+    finally:
+        stack.close()

@@ -186,6 +186,10 @@ class Intake:
             extract(archive, work, ArchiveLimits.of(c.policy))
             manifest = load_manifest(work)
             manifest.check_plays(c.ruleset)
+            if manifest.requirements is not None:  # a build would fetch from the network for an uploader
+                raise Rejected(f"{manifest.key} names requirements ({manifest.requirements}): a competition "
+                               "installs no packages; ship them in the bot's folder (a folder on sys.path, or a "
+                               "virtual environment) and remove `requirements` from bot.toml")
             digest = content_hash(work)
         except (ArchiveError, ManifestError) as e:
             raise Rejected(str(e)) from None

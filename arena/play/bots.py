@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 import statistics
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,13 +18,14 @@ import grpc
 from referee.botproc import BotClient, BotStartError
 from referee.sandbox import Limits
 from referee.manifest import (
-    CHUNK, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
+    CHUNK, PACKAGES_DIR, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
 )
 from referee.records import printable
 from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
 
+from .build import install_requirements
 from .matchview import percentile
 from .schedule import new_seed
 
@@ -148,6 +152,12 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
     Symbolic links are copied as links (never the file they point to).  The referee checks the
     copy's content hash before every start of the bot (:class:`referee.botproc.BotClient`).
 
+    A manifest naming ``requirements`` is built: its packages are installed into the copy's
+    ``site-packages/`` before it is made read-only (:func:`arena.play.build.install_requirements`),
+    so the copy's content hash (what is registered and checked) covers them, while the copy's
+    folder is still named by ``digest``, the submitted folder's hash; a copy already there is
+    the build of that same folder, and is reused.
+
     The copy holds what :func:`referee.manifest.walk` lists (never a device, FIFO or socket),
     read in chunks; a copy that fails (a full disk) is removed, with the folders above it
     left empty.
@@ -155,13 +165,15 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
     Raises:
         ValueError: the copy would not be inside ``store_root``; the folder changed while
             it was copied (its copy's hash is not ``digest``); :class:`ManifestError` (a
-            ValueError): a special file or a file that cannot be read, named.
+            ValueError): a special file or a file that cannot be read, named, or a built copy
+            over the size limit; :class:`arena.play.build.BuildError` (a ValueError): the
+            requirements could not be installed (pip's last lines in the message).
         OSError: the copy cannot be written (a full disk).
     """
     dest = store_root / manifest.name / manifest.version / digest[:16]
     if dest.resolve().parent.parent.parent != store_root.resolve():  # load_manifest already refuses "..", "/"
         raise ValueError(f"{manifest.key}: its frozen copy would not be inside {store_root}")
-    if dest.is_dir() and content_hash(dest) == digest:
+    if dest.is_dir() and (manifest.requirements is not None or content_hash(dest) == digest):
         return dest, False
     tmp = dest.with_name(dest.name + ".partial")
     for old in (tmp, dest):
@@ -171,16 +183,25 @@ def freeze(folder: Path, store_root: Path, manifest: Manifest, digest: str) -> t
         _copy(folder, tmp)
         if content_hash(tmp) != digest:
             raise ValueError(f"the bot folder {folder} changed while it was copied: submit it again")
-        for rel, _, st in sorted(walk(tmp), key=lambda e: e[1], reverse=True):  # deepest first
-            if not stat.S_ISLNK(st.st_mode):  # a program stays one (a compiled bot's binary)
-                (tmp / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) or st.st_mode & 0o111 else 0o444)
-        tmp.chmod(0o555)
+        if manifest.requirements is not None:
+            install_requirements(tmp, manifest)
+            check_size(tmp)  # the packages count toward the submission's size
+        _read_only(tmp)
         tmp.rename(dest)
     except BaseException:
         _remove(tmp)  # never a partial copy left behind
         _remove_empty_parents(tmp, store_root)
         raise
     return dest, True
+
+
+def _read_only(copy: Path) -> None:
+    """Make ``copy`` read-only and readable by all (the sandboxed bot runs as a user of its own):
+    files 0444, executable files and folders 0555; symbolic links as they are."""
+    for rel, _, st in sorted(walk(copy), key=lambda e: e[1], reverse=True):  # deepest first
+        if not stat.S_ISLNK(st.st_mode):  # a program stays one (a compiled bot's binary)
+            (copy / rel).chmod(0o555 if stat.S_ISDIR(st.st_mode) or st.st_mode & 0o111 else 0o444)
+    copy.chmod(0o555)
 
 
 def _copy(folder: Path, dest: Path) -> None:
@@ -209,6 +230,32 @@ def _copy(folder: Path, dest: Path) -> None:
             finally:
                 os.close(fd)
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@contextlib.contextmanager
+def built(folder: Path) -> Iterator[Path]:
+    """The folder to check or play a bot from: ``folder`` itself, or, when its manifest names
+    ``requirements`` that are not installed there (``site-packages/`` missing), a temporary
+    copy with them installed (:func:`arena.play.build.install_requirements`), removed on exit.
+
+    Raises:
+        ManifestError: as :func:`load_manifest` and :func:`walk`.
+        BuildError: the requirements could not be installed (pip's last lines in the message).
+    """
+    manifest = load_manifest(folder)
+    if manifest.requirements is None or (manifest.folder / PACKAGES_DIR).is_dir():
+        yield manifest.folder
+        return
+    work = Path(tempfile.mkdtemp(prefix="belote-build-"))
+    try:
+        work.chmod(0o755)
+        copy = work / manifest.folder.name
+        _copy(manifest.folder, copy)
+        install_requirements(copy, manifest)
+        _read_only(copy)  # as a frozen copy is
+        yield copy
+    finally:
+        _remove(work)
 
 
 def remove_copy(path: Path, store_root: Path | None = None) -> None:
@@ -240,4 +287,4 @@ def _remove_empty_parents(path: Path, store_root: Path) -> None:
             return
 
 
-__all__ = ["ConformanceReport", "ManifestError", "check_bot", "content_hash", "freeze"]
+__all__ = ["ConformanceReport", "ManifestError", "built", "check_bot", "content_hash", "freeze"]

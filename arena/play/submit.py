@@ -11,6 +11,7 @@ from referee.manifest import check_size, load_manifest
 from referee.sandbox import Limits
 
 from .bots import check_bot, content_hash, freeze, remove_copy
+from .build import installed
 from ..store import Bot, Store
 
 
@@ -42,8 +43,8 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
         ManifestError: a bad manifest; a folder holding a device, FIFO or socket, folders
             more than :data:`referee.manifest.MAX_DEPTH` deep, or over the size limit
             (:func:`referee.manifest.check_size`); the message names the file.
-        SubmitError: the same name and version with other content, a failed (or crashed)
-            conformance check, an unknown tournament, ``store_root`` inside the bot's folder,
+        SubmitError: the same name and version with other content, requirements that could not
+            be installed (pip's last lines shown), a failed (or crashed) conformance check, an unknown tournament, ``store_root`` inside the bot's folder,
             or a frozen copy that cannot be written.
 
     A refused submission leaves nothing in the store: no ``bots`` row, no frozen copy
@@ -67,19 +68,31 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
                 "(arena tournament run NEW --bots DIR ...)")
     existing = store.get_bot(manifest.name, manifest.version)
     fresh = existing is None
-    if existing is not None and existing.content_hash != digest:
+    # a built bot is registered with its frozen copy's hash (its packages included); the copy's
+    # folder is named by the submitted folder's hash
+    same = existing is not None and (existing.content_hash == digest or (
+        manifest.requirements is not None and Path(existing.path).name == digest[:16]))
+    if existing is not None and not same:
         raise SubmitError(
             f"{manifest.key} is already registered with different content: a new version is a new entrant, "
             "so change `version` in bot.toml and submit again")
     if fresh:
         ruleset = t.resolved_ruleset() if t is not None else None
+        if console is not None and manifest.requirements is not None:
+            console.print(f"installing the packages of {manifest.requirements} into the frozen copy ...",
+                          highlight=False)
         try:
             dest, made = freeze(manifest.folder, store_root, manifest, digest)
-        except ValueError as e:  # ManifestError too: a special file, a file that cannot be read
+        except ValueError as e:  # ManifestError, BuildError too: a special file, a failed build
             raise SubmitError(str(e)) from None
         except OSError as e:  # the store's disk: full, read-only
             raise SubmitError(f"cannot make the frozen copy of {manifest.key} in {store_root}: {e.strerror}") from None
         try:
+            played = digest
+            if manifest.requirements is not None:
+                played = content_hash(dest)  # what the referee checks before every start
+                if console is not None:
+                    console.print(f"installed: {', '.join(installed(dest)) or 'nothing'}", highlight=False)
             if console is not None:
                 console.print(f"checking {manifest.key} ...")
             store.release()  # the check takes seconds: let reports read the database meanwhile
@@ -95,7 +108,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
             stored = dest.resolve()
             if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
                 stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
-            store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, digest, str(stored))
+            store.add_bot(manifest.name, manifest.version, manifest.author, manifest.text, played, str(stored))
         except BaseException:
             if made:
                 remove_copy(dest, store_root)
