@@ -235,6 +235,15 @@ def serve(
     ladder_workers: Annotated[int, typer.Option(min=0, max=16, help="ladder units played at once (0: no ladder)")] = 1,
     challenges_per_day: Annotated[int, typer.Option(min=0, help="unrated challenges a participant may ask for in any "
                                                     "24 hours (0: none)")] = 5,
+    cluster: Annotated[str | None, typer.Option(metavar="tls://HOST:PORT", help="a Dask scheduler whose workers play "
+                                                "the ladder and the final (TLS only: --tls-ca-file, --tls-cert, "
+                                                "--tls-key)", show_default=False)] = None,
+    tls_ca_file: Annotated[Path | None, typer.Option(metavar="FILE", help="the cluster's CA (PEM)",
+                                                     show_default=False)] = None,
+    tls_cert: Annotated[Path | None, typer.Option(metavar="FILE", help="this server's certificate for the cluster "
+                                                  "(PEM)", show_default=False)] = None,
+    tls_key: Annotated[Path | None, typer.Option(metavar="FILE", help="its private key (PEM)",
+                                                 show_default=False)] = None,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     as_json: JsonOption = False,
@@ -263,6 +272,23 @@ def serve(
         raise refuse(f"the bot sandbox is unavailable here ({sandbox.support().problem}): a competition runs "
                      "anyone's code; fix that (SECURITY.md), or pass --no-isolate for trusted bots only", as_json)
     c = _competition_of(db, name, as_json)
+    security = None
+    if cluster is not None:
+        from ..play.cluster import ClusterError, tls_security
+
+        if cluster.startswith("local-tls:"):
+            pass  # a LocalCluster over TLS with throwaway credentials (tests, one machine)
+        elif not cluster.startswith("tls://"):
+            raise refuse(f"--cluster {cluster}: a Dask scheduler runs any code its clients send, so a competition "
+                         "server uses one over TLS only: give tls://HOST:PORT with --tls-ca-file, --tls-cert and "
+                         "--tls-key (the scheduler and workers started with the same CA)", as_json, code=2)
+        elif None in (tls_ca_file, tls_cert, tls_key):
+            raise refuse("--cluster tls://… needs --tls-ca-file, --tls-cert and --tls-key", as_json, code=2)
+        else:
+            try:
+                security = tls_security(tls_ca_file, tls_cert, tls_key)
+            except ClusterError as e:
+                raise refuse(str(e), as_json, code=2) from None
     limits = _limits(c.policy["cpu_s"], c.policy["memory_mib"], not no_isolate, [], weak_limits)
     if not as_json:
         console.print(sandbox_report(limits), style="dim", highlight=False)
@@ -279,7 +305,8 @@ def serve(
 
     try:
         run_server(db, name, host, port, limits=limits, workers=workers, certfile=certfile, keyfile=keyfile,
-                   announce=announce, ladder_workers=ladder_workers, challenges_per_day=challenges_per_day)
+                   announce=announce, ladder_workers=ladder_workers, challenges_per_day=challenges_per_day,
+                   cluster=cluster, security=security)
     except (StoreError, ServeError) as e:
         raise refuse(str(e), as_json) from None
     except KeyboardInterrupt:

@@ -106,10 +106,11 @@ def play(store: Store, competition: str, *, workers: int = 1, limits: Limits | N
                            max_faults=settings["max_faults"], limits=limits, exclusive_boards=True, stop=stop)
 
 
-def play_in_server(hub, limits: Limits, stop: threading.Event) -> bool:
+def play_in_server(hub, limits: Limits, stop: threading.Event, player=None) -> bool:
     """The final, played by the running server (its store shared through ``hub``), one match at a
     time, each stored as it ends (a restart resumes at the first block not stored); True when
-    complete (the seed revealed)."""
+    complete (the seed revealed). ``player(work, unit, emit)`` plays a unit (the ladder's: here,
+    or on its cluster); default :func:`arena.play.executors.play_unit` here."""
     comp = hub.competition
 
     def read(s):
@@ -129,7 +130,10 @@ def play_in_server(hub, limits: Limits, stop: threading.Event) -> bool:
     work = Work(config, t.boards_per_pair)
     for unit in todo:
         results: list = []
-        play_unit(work, unit, lambda m, r: results.append((m, r)), stop.is_set)
+        if player is None:
+            play_unit(work, unit, lambda m, r: results.append((m, r)), stop.is_set)
+        else:
+            player(work, unit, lambda m, r: results.append((m, r)))
         hub.run(lambda s: s.write_board_pairs(t.name, results))
         if stop.is_set():
             return False

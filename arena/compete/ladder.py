@@ -197,8 +197,16 @@ class Ladder:
     (:mod:`arena.compete.challenge`), then claim ladder units and play them, one block each, while
     the competition is open. :meth:`step` claims and plays one unit in the caller's thread (tests)."""
 
-    def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1, poll_s: float = 2.0):
+    def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1, poll_s: float = 2.0,
+                 cluster: str | None = None, security=None):
+        """``cluster``: a Dask scheduler's address (``tls://HOST:PORT``, with ``security``:
+        :func:`arena.play.cluster.tls_security`; ``local-tls:N`` in tests) whose workers play the
+        ladder's units and the final instead of this machine; each ladder thread has a client of
+        its own. The bots' output then stays on the workers' machines (no owner logs)."""
         self.hub, self.limits, self.workers, self.poll_s = hub, limits, workers, poll_s
+        self.cluster, self.security = cluster, security
+        self._local = threading.local()  # each thread's Dask client (an executor)
+        self._executors: list = []
         self._running: dict[int, LadderUnit] = {}  # block -> the unit this process plays
         self._not_before: dict[int, float] = {}  # block -> monotonic time of its next attempt
         self._stop = threading.Event()
@@ -229,6 +237,22 @@ class Ladder:
         self.wake.set()
         for t in self._threads:
             t.join(timeout)
+        for executor in self._executors:
+            executor.close()
+
+    def play_unit(self, work: Work, unit: Unit, emit) -> None:
+        """Play a unit here (:func:`arena.play.executors.play_unit`) or, with a cluster, on it
+        (:func:`arena.play.cluster.play_unit_on`, the calling thread's client)."""
+        if self.cluster is None:
+            play_unit(work, unit, emit, self._stop.is_set)
+            return
+        from ..play.cluster import DaskExecutor, play_unit_on
+
+        executor = getattr(self._local, "executor", None)
+        if executor is None:
+            executor = self._local.executor = DaskExecutor(self.cluster, security=self.security)
+            self._executors.append(executor)
+        play_unit_on(executor, work, unit, emit, self._stop.is_set)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -238,7 +262,7 @@ class Ladder:
                 unit = self.step()
                 if unit is None and self._final_due() and self._final.acquire(blocking=False):
                     try:  # a closed competition: one thread plays the final
-                        if play_in_server(self.hub, self.limits, self._stop):
+                        if play_in_server(self.hub, self.limits, self._stop, self.play_unit):
                             log.info("the final of %s is complete: its seed is revealed", self.hub.competition)
                     finally:
                         self._final.release()
@@ -343,14 +367,14 @@ class Ladder:
         shutil.rmtree(logs, ignore_errors=True)
         logs.mkdir(parents=True)
         config = MatchConfig(ruleset=t.resolved_ruleset(), decision_ms=c.policy["decision_ms"], seed=t.seed,
-                             limits=self.limits, block_boards=size, log_dir=logs, quote_output=False)
+                             limits=self.limits, block_boards=size, quote_output=False,
+                             log_dir=logs if self.cluster is None else None)  # a cluster's stay on its workers
         work = Work(config, size)
         mid = match_id(t.name, a.key, b.key)
         boards = tuple(range(unit.block * size, (unit.block + 1) * size))
         results: list[tuple[str, BoardPairResult]] = []
         try:
-            play_unit(work, Unit(unit.block, mid, a, b, boards), lambda m, r: results.append((m, r)),
-                      self._stop.is_set)
+            self.play_unit(work, Unit(unit.block, mid, a, b, boards), lambda m, r: results.append((m, r)))
             if len(results) != size:
                 raise RuntimeError("stopped" if self._stop.is_set() else f"{len(results)} of {size} board pairs")
         except Exception as e:  # noqa: BLE001 - the server's failure: replayed, never charged to a bot

@@ -31,7 +31,8 @@ __all__ = ["build", "serve"]
 
 
 def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None,
-          ladder_workers: int = 1, challenges_per_day: int = DEFAULT_PER_DAY):
+          ladder_workers: int = 1, challenges_per_day: int = DEFAULT_PER_DAY, cluster: str | None = None,
+          security=None):
     """``(app, hub, intake, ladder)`` for ``competition`` in ``db``: the application (pages and
     ``/api/v1``), the open store, the intake and the ladder (neither started).
 
@@ -48,7 +49,7 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
         raise
     hub.challenges_per_day = challenges_per_day
     app = create_app(db, allowed_hosts=allowed_hosts, open_store=hub.reader)
-    ladder = Ladder(hub, limits, workers=ladder_workers)
+    ladder = Ladder(hub, limits, workers=ladder_workers, cluster=cluster, security=security)
     hub.wake_ladder = ladder.wake.set  # a version turned active: the ladder looks at once
     api.mount(app, hub)
     mount_pages(app, hub)
@@ -58,7 +59,7 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
 def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000, *, limits: Limits,
           workers: int = 1, certfile: Path | None = None, keyfile: Path | None = None,
           announce: Callable[[str], None] = print, ladder_workers: int = 1,
-          challenges_per_day: int = DEFAULT_PER_DAY) -> None:
+          challenges_per_day: int = DEFAULT_PER_DAY, cluster: str | None = None, security=None) -> None:
     """Run the server until interrupted (Ctrl-C, SIGTERM); ``announce`` gets its URL once it listens.
 
     Raises:
@@ -73,7 +74,8 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
     try:
         app, hub, intake, ladder = build(db, competition, limits=limits, workers=workers,
                                          allowed_hosts=None if is_loopback(host) else ["*"],
-                                         ladder_workers=ladder_workers, challenges_per_day=challenges_per_day)
+                                         ladder_workers=ladder_workers, challenges_per_day=challenges_per_day,
+                                         cluster=cluster, security=security)
         try:
             sock = bind(host, port)
             tls = certfile is not None

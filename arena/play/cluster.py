@@ -122,43 +122,51 @@ class DaskExecutor:
     """An :class:`arena.play.executors.Executor` on a Dask cluster.
 
     Args:
-        address: the scheduler, ``tcp://HOST:8786`` (any address ``distributed.Client``
-            takes), or ``local:N`` for a ``LocalCluster`` of N worker processes here.
+        address: the scheduler, ``tcp://HOST:8786`` or ``tls://HOST:8786`` (any address
+            ``distributed.Client`` takes), or ``local:N`` for a ``LocalCluster`` of N worker
+            processes here (``local-tls:N``: the same over TLS with throwaway credentials).
         store: unused (the arena alone writes); accepted so the CLI can pass it uniformly.
+        security: a ``distributed.security.Security`` (TLS credentials: :func:`tls_security`).
 
     Raises:
         ClusterError: dask is not installed, ``local:N`` is malformed, or the scheduler
             cannot be reached within 10 s.
     """
 
-    def __init__(self, address: str, store=None, *, timeout_s: float = 10.0):
+    def __init__(self, address: str, store=None, *, timeout_s: float = 10.0, security=None):
         try:
             from distributed import Client, Event, LocalCluster, Queue
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'dask[distributed]'") from None
         self.on_workers: Callable[[str], None] | None = None
         self._cluster = None
-        if address.startswith("local:"):
+        if address.startswith(("local:", "local-tls:")):
             try:
                 n = int(address.split(":", 1)[1])
                 if n < 1:
                     raise ValueError
             except ValueError:
                 raise ClusterError(f"--cluster {address}: write local:N with N ≥ 1 worker processes") from None
+            tls = {}
+            if address.startswith("local-tls:"):  # a LocalCluster speaking TLS with throwaway credentials
+                from distributed.security import Security
+
+                security = Security.temporary()
+                tls = {"protocol": "tls://", "security": security}
             # Ctrl-C at a terminal goes to the whole process group: the workers leave it to the
             # arena (which stops after the board pairs in flight) — an ignored SIGINT is inherited
             in_main = threading.current_thread() is threading.main_thread()
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
             try:
                 self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                             dashboard_address=None)
+                                             dashboard_address=None, **tls)
             finally:
                 if in_main:
                     signal.signal(signal.SIGINT, previous)
-            self.client = Client(self._cluster)
+            self.client = Client(self._cluster, security=security)
         else:
             try:
-                self.client = Client(address, timeout=timeout_s)
+                self.client = Client(address, timeout=timeout_s, security=security)
             except (OSError, TimeoutError, ValueError) as e:
                 raise ClusterError(f"cannot reach the Dask scheduler at {address}: {e}") from None
         self.address = address
@@ -295,3 +303,41 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
         return self._errors
+
+
+def tls_security(ca_file: Path, cert_file: Path, key_file: Path):
+    """The ``distributed.security.Security`` of a client that talks to its scheduler over TLS
+    only: the cluster's CA (``ca_file``) and this client's certificate and key (PEM files).
+
+    Raises:
+        ClusterError: Dask is missing, or a file cannot be read (the message names it).
+    """
+    for path in (ca_file, cert_file, key_file):
+        if not Path(path).is_file():
+            raise ClusterError(f"no TLS file at {path}: give the cluster's CA, and this server's certificate and key "
+                               "(PEM), as its scheduler and workers were started with")
+    try:
+        from distributed.security import Security
+    except ImportError:
+        raise ClusterError("--cluster needs Dask: pip install 'dask[distributed]'") from None
+    return Security(tls_ca_file=str(ca_file), tls_client_cert=str(cert_file), tls_client_key=str(key_file),
+                    require_encryption=True)
+
+
+def play_unit_on(executor: DaskExecutor, work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], None],
+                 stopped: Callable[[], bool]) -> None:
+    """Play one unit on the cluster as :func:`arena.play.executors.play_unit` plays it here:
+    each board pair handed to ``emit`` as it arrives; once ``stopped()``, the unit stops.
+
+    Raises:
+        ClusterError: the cluster failed the unit (a lost worker past its retries, an error).
+    """
+    before = len(executor._errors)
+    executor.start(work, Dispatcher([unit]))
+    while not executor.finished():
+        if stopped():
+            executor.stop()
+        for mid, result in executor.results(0.5):
+            emit(mid, result)
+    if len(executor._errors) > before:
+        raise ClusterError("; ".join(executor._errors[before:]))

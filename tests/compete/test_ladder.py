@@ -17,7 +17,7 @@ from arena.compete.pairing import Entry, information, next_pair, placement_panel
 from arena.store.compete import ladder_tournament
 from referee.sandbox import Limits
 
-from .conftest import SAMPLES, bot_copy
+from .conftest import SAMPLES, bot_copy, cli, output
 from .ladder_helpers import competition, crashing_bot, enter
 
 
@@ -213,3 +213,30 @@ def test_each_owner_reads_its_own_ladder_output_and_faults_and_the_newest_units_
         assert seen[ann.id]["faults"] == [] and seen[ann.id]["standing"]["boards"] == 3
     finally:
         hub.close()
+
+
+def test_the_ladder_plays_on_a_dask_cluster_over_tls_and_serve_refuses_one_without(tmp_path):
+    """Issue 22 item 7: a ladder unit played by a Dask worker reached over TLS is stored as a
+    local one is; a client without the cluster's credentials is refused by its scheduler; `serve`
+    refuses a scheduler address that is not TLS (a Dask scheduler runs any client's code)."""
+    import distributed.security
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    ladder = Ladder(hub, Limits(isolate=False), cluster="local-tls:1")
+    try:
+        enter(hub, "ann", SAMPLES / "random")
+        enter(hub, "bob", SAMPLES / "greedy")
+        unit = ladder.step()
+        assert unit.status == "done" and unit.block == 0
+        assert _db_rows(hub, "SELECT count(*) FROM board_pairs") == [(1,)]
+        scheduler = ladder._executors[0].client.scheduler.address
+        assert scheduler.startswith("tls://")
+        stranger = distributed.security.Security.temporary()  # a certificate of another CA
+        with pytest.raises((OSError, TimeoutError)):  # the scheduler does not trust it: no connection
+            distributed.Client(scheduler, timeout=5, security=stranger)
+    finally:
+        ladder.stop()
+        hub.close()
+    r = cli("compete", "serve", "cup", "--cluster", "tcp://127.0.0.1:8786", "--db", db)
+    assert r.exit_code == 2 and "over TLS only" in output(r)
