@@ -26,9 +26,7 @@ uploaded before); ``GET /api/v1/versions``, ``GET /api/v1/versions/{id}``, ``GET
 from __future__ import annotations
 
 import hashlib
-import math
 import os
-from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Query, Request
@@ -119,11 +117,7 @@ def quota(hub: Hub, who: Participant, store=None) -> dict:
     def work(s):
         c = s.get_competition(hub.competition)
         now = _now()
-        times = s.uploads_since(hub.competition, who.name, day_ago(now))
-        per_day = c.policy["uploads_per_day"]
-        wait = 0 if len(times) < per_day else \
-            max(1, math.ceil((times[len(times) - per_day] + timedelta(days=1) - now).total_seconds()))
-        return {"per_day": per_day, "used": len(times), "left": max(0, per_day - len(times)), "retry_after_s": wait}
+        return policy.quota(s.uploads_since(hub.competition, who.name, day_ago(now)), c.policy["uploads_per_day"], now)
 
     return work(store) if store is not None else hub.run(work)
 

@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import shutil
 import traceback
 from collections.abc import Callable
-from datetime import timedelta
 
 from referee.manifest import load_manifest
 from referee.match import Entrant, MatchConfig, play_match
@@ -35,6 +33,7 @@ from ..play.schedule import suit_permutation
 from ..store import Challenge, Store
 from ..store.compete import day_ago
 from ..store.model import _now
+from . import policy
 from .hub import Hub
 from .intake import file_logs, resolved_ruleset
 
@@ -72,9 +71,7 @@ def quota(store: Store, competition: str, participant: str, per_day: int) -> dic
     ``retry_after_s`` (seconds until one is free again; 0 when one is left)."""
     now = _now()
     times = [c.created_at for c in store.challenges(competition, participant) if c.created_at >= day_ago(now)]
-    wait = 0 if len(times) < per_day else \
-        max(1, math.ceil((times[len(times) - per_day] + timedelta(days=1) - now).total_seconds()))
-    return {"per_day": per_day, "used": len(times), "left": max(0, per_day - len(times)), "retry_after_s": wait}
+    return policy.quota(times, per_day, now)
 
 
 def ask(store: Store, competition: str, participant: str, version_id: int, opponents: list[int], boards: int,

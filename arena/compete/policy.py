@@ -9,8 +9,10 @@ in. A revoked token (:func:`revoke`) answers 401 like a wrong one.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 
 from referee.rules import get_ruleset
 
@@ -127,3 +129,12 @@ def revoke(store: Store, competition: str, name: str) -> Participant:
         StoreError: no such competition or participant."""
     _competition(store, competition)
     return store.set_token_hash(competition, name, None)
+
+
+def quota(times: list, per_day: int, now) -> dict:
+    """A quota of ``per_day`` in any 24 hours, given when the ones in the last 24 hours were used
+    (``times``, oldest first, naive UTC datetimes): ``per_day``, ``used``, ``left``, and
+    ``retry_after_s`` (seconds until one is free again; 0 when one is left)."""
+    wait = 0 if len(times) < per_day else \
+        max(1, math.ceil((times[len(times) - per_day] + timedelta(days=1) - now).total_seconds()))
+    return {"per_day": per_day, "used": len(times), "left": max(0, per_day - len(times)), "retry_after_s": wait}

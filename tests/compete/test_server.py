@@ -212,7 +212,10 @@ def test_bad_archives_are_refused_and_nothing_is_written(field):
     url, tokens, db = field["url"], field["tokens"], field["db"]
     headers = {"Authorization": f"Bearer {tokens['cyd']}", "Content-Type": "application/gzip"}
     before = written(db)
-    versions_before = httpx.get(f"{url}/api/v1/versions", headers={"Authorization": f"Bearer {tokens['boss']}"}).json()
+    versions = (lambda: [{k: x for k, x in v.items() if k != "ladder"}  # the ladder plays meanwhile
+                         for v in httpx.get(f"{url}/api/v1/versions",
+                                            headers={"Authorization": f"Bearer {tokens['boss']}"}).json()])
+    versions_before = versions()
     for kind, (data, words) in BAD.items():
         r = httpx.post(f"{url}/api/v1/versions", headers=headers, content=data)
         assert r.status_code == 422, (kind, r.status_code, r.text)
@@ -231,8 +234,7 @@ def test_bad_archives_are_refused_and_nothing_is_written(field):
         answer = answer.decode()
     assert answer.startswith("HTTP/1.1 413") and "the competition's cap" in answer, answer
     assert written(db) == before
-    assert httpx.get(f"{url}/api/v1/versions", headers={"Authorization": f"Bearer {tokens['boss']}"}).json() \
-        == versions_before
+    assert versions() == versions_before
     assert not list((db.parent / "compete" / NAME / "work").iterdir())
     # the refused uploads count nothing against the quota
     assert remote(tokens["cyd"], "whoami", server=url)[1]["quota"]["used"] == 0
