@@ -185,7 +185,7 @@ def main() -> None:
             marks = []
             while True:
                 done = ladder(server.url)["ladder"]["board_pairs"] - start
-                if not marks or done >= marks[-1][0] + step:
+                if not marks or done >= marks[-1][0] + step or done >= args.board_pairs:
                     marks.append((done, server.rss_mib()))
                     print(f"  {done:6d} ladder board pairs: server {marks[-1][1]:.0f} MiB", flush=True)
                 if done >= args.board_pairs:

@@ -130,12 +130,28 @@ class Standing:
                 "provisional": self.provisional}
 
 
+#: The last standings computed, by what they depend on (:func:`standings`): readers of the API
+#: ask for them far more often than a unit lands.
+_memo: dict[tuple, list[Standing]] = {}
+
+
 def standings(store, competition: str) -> list[Standing]:
     """Every version that played on the ladder (or is active), best first (unrated last): its
-    Elo over the ladder's board pairs (one owner's versions never rated against each other)."""
+    Elo over the ladder's board pairs (one owner's versions never rated against each other).
+    Fitted again only when a version's status or the done units changed since the last call."""
     versions = [v for v in store.versions(competition) if v.key is not None and
                 (v.status == "active" or v.status == "retired")]
     units = store.ladder_units(competition, statuses=("done",))
+    key = (str(getattr(store, "path", None) or id(store)), competition, tuple((v.id, v.status) for v in versions),
+           tuple(u.block for u in units))
+    if key not in _memo:
+        if len(_memo) >= 16:
+            _memo.clear()
+        _memo[key] = _standings(store, competition, versions, units)
+    return _memo[key]
+
+
+def _standings(store, competition: str, versions: list[Version], units: list[LadderUnit]) -> list[Standing]:
     count: dict[int, int] = {}
     for u in units:
         count[u.version_a] = count.get(u.version_a, 0) + 1
