@@ -137,8 +137,9 @@ class BotClient:
     stream_decisions: bool = True
     """Whether :meth:`decide_async` tries ``DecideStream`` first (False: unary ``Decide`` only)."""
     quote_output: bool = True
-    """Whether a failed start's message quotes the end of the bot's output (:meth:`log_tail`); off
-    where faults are public and a bot's output is its owner's alone (a competition's ladder)."""
+    """Whether a fault's message (a failed start, a crash, an error without a message) quotes the
+    end of the bot's output (:meth:`log_tail`); off where faults are public and a bot's output is
+    its owner's alone (a competition's ladder, challenges and final)."""
     _stream_works: bool | None = None  # None: not known yet; False: UNIMPLEMENTED, unary from now on
     _aio_channel: grpc.aio.Channel | None = None
     _aio_stub: pb_grpc.BotServiceStub | None = None

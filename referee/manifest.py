@@ -124,6 +124,8 @@ def load_manifest(folder: str | Path) -> Manifest:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ManifestError(f"{path} is not valid TOML: {e}") from None
+    except RecursionError:  # tomllib parses nested arrays by recursion (red team 22: 30,000 '[')
+        raise ManifestError(f"{path} nests arrays or tables too deeply to be a manifest") from None
 
     def need(key: str, kind, what: str):
         if key not in data:

@@ -262,7 +262,7 @@ def _exited(client: BotClient, wait_s: float = 0.25) -> bool:
 
 
 def _crash_detail(client: BotClient, when: str = "") -> str:
-    tail = client.log_tail(300)
+    tail = client.log_tail(300) if client.quote_output else ""
     return f"the bot process {client.exit_description()}{when}" + (f"; its last output: {tail}" if tail else "")
 
 
@@ -275,7 +275,8 @@ def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
-        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or client.log_tail(300)}"
+        tail = client.log_tail(300) if client.quote_output else ""
+        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or tail or '(no message)'}"
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
 
 

@@ -167,7 +167,9 @@ def play(hub: Hub, ch: Challenge, limits: Limits, stopped: Callable[[], bool]) -
                                                  "ask again"))
     finally:
         if not stopped():
-            file_logs(hub, folder, [(ch.version_id, me.key)], f"challenge-{ch.id}")
+            for vid in ch.opponents:  # each opponent's match its own folder: the file names repeat
+                file_logs(hub, folder / str(vid), [(ch.version_id, me.key)], f"challenge-{ch.id}/vs-{vid}")
+            shutil.rmtree(folder, ignore_errors=True)
     return hub.run(lambda s: s.set_challenge(ch.id, "done", result={"opponents": result}))
 
 

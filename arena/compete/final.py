@@ -103,7 +103,8 @@ def play(store: Store, competition: str, *, workers: int = 1, limits: Limits | N
     process holds the database's run lock), one match at a time; the seed is revealed when done."""
     t, settings = _settings(store, competition)
     return tournaments.run(store, t.name, workers=workers, decision_ms=settings["decision_ms"],
-                           max_faults=settings["max_faults"], limits=limits, exclusive_boards=True, stop=stop)
+                           max_faults=settings["max_faults"], limits=limits, exclusive_boards=True, stop=stop,
+                           quote_output=False)  # faults are public, a bot's output its owner's
 
 
 def play_in_server(hub, limits: Limits, stop: threading.Event, player=None) -> bool:
@@ -126,7 +127,7 @@ def play_in_server(hub, limits: Limits, stop: threading.Event, player=None) -> b
 
     t, settings, ruleset, todo = hub.run(read)
     config = MatchConfig(ruleset=ruleset, seed=t.seed, limits=limits, decision_ms=settings["decision_ms"],
-                         max_faults=settings["max_faults"])
+                         max_faults=settings["max_faults"], quote_output=False)
     work = Work(config, t.boards_per_pair)
     for unit in todo:
         results: list = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import shutil
 import threading
 import time
@@ -242,7 +243,10 @@ class Intake:
             config = MatchConfig(ruleset=rules, decision_ms=c.policy["decision_ms"], seed=seed,
                                  limits=self.limits, log_dir=logs / name)
             (logs / name).mkdir()
-            results = play_match(f"validation-{version.id}-{name}", me, house, boards, config)
+            try:
+                results = play_match(f"validation-{version.id}-{name}", me, house, boards, config)
+            finally:
+                keep_tails(logs / name)
             faults = [f"{name} board {f.board} table {f.table} seat {f.seat}: {f.kind}: {printable(f.detail, 200)}"
                       for r in results for f in r.faults if f.entrant == me.key]
             outcomes = [r.outcome_a for r in results]
@@ -270,21 +274,25 @@ def _remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-#: Ladder units whose bot output is kept for each version (its newest), besides its validation's.
+#: Ladder units (and challenges) whose bot output is kept for each version (its newest), besides
+#: its validation's.
 LOGS_KEPT = 10
+#: The end of each bot process's output that is kept (and shown to its owner), bytes.
+KEPT_BYTES = 256 * 1024
 _LADDER, _CHALLENGE = "ladder-", "challenge-"
 
 
 def file_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], name: str) -> None:
     """File the bot output of a match the server played (``folder``: the ``log_dir`` it was played
     with, files at any depth, :func:`arena.play.executors.match_log_dir`) under each version's own
-    logs, ``ROOT/logs/<id>/<name>/`` (replacing an earlier attempt's); keep each version's newest
-    :data:`LOGS_KEPT` ladder units (``name`` ``ladder-<block>``); remove ``folder``.
+    logs, ``ROOT/logs/<id>/<name>/`` (replacing an earlier attempt's), each file's last
+    :data:`KEPT_BYTES` only; keep each version's newest :data:`LOGS_KEPT` ladder units and
+    challenges; remove ``folder``.
 
     Args:
         versions: ``(version id, entrant key)`` of the versions whose output is kept (a file is
             theirs by the entrant name the referee gave it, never by anything a bot wrote).
-        name: ``ladder-<block, 6 digits>`` (:func:`ladder_folder`) or ``challenge-<id>``.
+        name: ``ladder-<block, 6 digits>`` (:func:`ladder_folder`) or ``challenge-<id>/vs-<id>``.
     """
     for version_id, key in versions:
         prefix = log_name(key) + "-table"
@@ -295,10 +303,28 @@ def file_logs(hub: Hub, folder: Path, versions: list[tuple[int, str]], name: str
         if folder.is_dir():
             for path in folder.rglob("*.log"):
                 if path.name.startswith(prefix) and path.is_file() and not path.is_symlink():
-                    path.rename(dest / path.name)
+                    (dest / path.name).write_bytes(_tail(path))
         for old in sorted(ladder_log_blocks(hub, version_id))[:-LOGS_KEPT]:
             _remove_tree(mine / ladder_folder(old))
+        challenges = sorted(int(p.name[len(_CHALLENGE):]) for p in mine.glob(f"{_CHALLENGE}*")
+                            if p.name[len(_CHALLENGE):].isdigit())
+        for old in challenges[:-LOGS_KEPT]:
+            _remove_tree(mine / f"{_CHALLENGE}{old}")
     _remove_tree(folder)
+
+
+def keep_tails(folder: Path) -> None:
+    """Cut every ``.log`` file under ``folder`` to its last :data:`KEPT_BYTES` (what is ever
+    shown): a bot writing 64 MiB a process fills no disk."""
+    for path in folder.rglob("*.log"):
+        if path.is_file() and not path.is_symlink() and path.stat().st_size > KEPT_BYTES:
+            path.write_bytes(_tail(path))
+
+
+def _tail(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(max(0, os.fstat(f.fileno()).st_size - KEPT_BYTES))
+        return f.read(KEPT_BYTES)
 
 
 def ladder_folder(block: int) -> str:
@@ -315,7 +341,7 @@ def ladder_log_blocks(hub: Hub, version_id: int) -> list[int]:
                   if p.name.startswith(_LADDER) and p.name[len(_LADDER):].isdigit() and p.is_dir())
 
 
-def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 256 * 1024, *,
+def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = KEPT_BYTES, *,
              challenge: int | None = None) -> dict[str, str]:
     """The output of the version's own bot processes: ``{"FOLDER/FILE": text}``, each file's last
     ``cap`` bytes (made printable: control characters escaped), never another entrant's.
@@ -337,7 +363,7 @@ def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 25
         raise KeyError(f"no output of ladder block {block} is kept for version {version.id} (kept: "
                        f"{', '.join(map(str, kept)) or 'none'}; the newest {LOGS_KEPT} units are kept)")
     if challenge is not None:
-        folders = [folder / f"{_CHALLENGE}{challenge}"]
+        folders = sorted(p for p in (folder / f"{_CHALLENGE}{challenge}").glob("vs-*") if p.is_dir())
     elif block is None:
         folders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((_LADDER, _CHALLENGE))]
         folders += [folder / ladder_folder(kept[-1])] if kept else []
@@ -350,5 +376,6 @@ def own_logs(hub: Hub, version: Version, block: int | None = None, cap: int = 25
             if path.is_symlink() or not path.name.startswith(prefix):
                 continue
             data = path.read_bytes()[-cap:]
-            out[f"{sub.name}/{path.name}"] = printable(data.decode("utf-8", "replace"), cap)
+            where = f"{sub.parent.name}/{sub.name}" if challenge is not None else sub.name
+            out[f"{where}/{path.name}"] = printable(data.decode("utf-8", "replace"), cap)
     return out

@@ -12,7 +12,9 @@ version, follow its status, read its own logs.
   does; ``GET /me/versions/{id}/logs``: its own bot's output; ``POST /logout``.
 - **CSRF**: every POST of a session needs its CSRF token (a second random value, in the page),
   in the ``X-CSRF-Token`` header or the form's ``csrf`` field, besides the ``SameSite=Strict``
-  cookie; compared in constant time.
+  cookie; compared in constant time. ``POST /login`` and ``/logout`` are refused from another
+  site's page (``Sec-Fetch-Site``, ``Origin``: login CSRF would put a visitor in the attacker's
+  session), and read at most :data:`FORM_BYTES` of body.
 
 A server restart ends every session (log in again). The API (``/api/v1``) takes tokens only,
 never the cookie.
@@ -25,7 +27,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -75,6 +77,31 @@ def _who(request: Request, hub: Hub) -> tuple[Participant, Session] | None:
     return who, session
 
 
+#: The largest body ``POST /login`` and ``POST /logout`` read, bytes (a token is ~47).
+FORM_BYTES = 4096
+
+
+async def _form(request: Request) -> dict[str, list[str]] | None:
+    """The request's url-encoded form, or None when its body is over :data:`FORM_BYTES`."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > FORM_BYTES:
+            return None
+    return parse_qs(body.decode("utf-8", "replace"))
+
+
+def _same_site(request: Request) -> bool:
+    """Whether a browser sent the request from this site's own pages: ``Sec-Fetch-Site`` (when the
+    browser sends it) is ``same-origin`` or ``none`` (typed, a bookmark), and ``Origin`` (when
+    sent) is this server's. A page of another site cannot log a visitor in or out (login CSRF)."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")  # its host only: behind a TLS proxy the scheme differs
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+
+
 def _csrf_ok(session: Session, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(session.csrf.encode(), given.encode())
 
@@ -93,7 +120,12 @@ def mount_pages(app: FastAPI, hub: Hub) -> FastAPI:
 
     @app.post("/login", include_in_schema=False)
     async def login(request: Request):
-        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        if not _same_site(request):
+            return _page(request, hub, "login.html", status=403, error="a login from another site's page is refused: "
+                         "open this server's /login yourself")
+        form = await _form(request)
+        if form is None:
+            return _page(request, hub, "login.html", status=413, error="that is no token (too long)")
         token = (form.get("token") or [""])[0].strip()
         digest = policy.token_hash(token)
         who = hub.run(lambda s: s.participant_by_token_hash(hub.competition, digest)) if token else None
@@ -111,9 +143,10 @@ def mount_pages(app: FastAPI, hub: Hub) -> FastAPI:
     @app.post("/logout", include_in_schema=False)
     async def logout(request: Request):
         found = _who(request, hub)
-        form = parse_qs((await request.body()).decode("utf-8", "replace"))
-        if found is not None and _csrf_ok(found[1], (form.get("csrf") or [None])[0]):
-            _sessions(hub).pop(request.cookies.get(COOKIE), None)
+        form = await _form(request) if _same_site(request) else None
+        if found is None or form is None or not _csrf_ok(found[1], (form.get("csrf") or [None])[0]):
+            return RedirectResponse("/me", status_code=303)  # another site's logout: nothing ends
+        _sessions(hub).pop(request.cookies.get(COOKIE), None)
         r = RedirectResponse("/login", status_code=303)
         r.delete_cookie(COOKIE, path="/")
         return r

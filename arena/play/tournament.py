@@ -140,6 +140,7 @@ def run(
     time_increment_ms: int = 0,
     log_dir: Path | None = None,
     on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None = None,
+    quote_output: bool = True,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -164,6 +165,8 @@ def run(
             (:func:`arena.play.executors.match_log_dir`); None: discarded.
         on_stored: called with each batch of ``(match_id, board pair)`` just stored (in the
             writer's thread, in the order stored), e.g. to write them out as they come.
+        quote_output: a fault quotes the end of the bot's output (off for a competition's
+            final: faults are public, the output its owner's; :class:`referee.match.MatchConfig`).
 
     A gauntlet (the tournament's ``gauntlet`` entrant) plays only that entrant's matches.
 
@@ -185,7 +188,8 @@ def run(
             raise
     try:
         config = dict(decision_ms=decision_ms, max_faults=max_faults, block_boards=block_boards,
-                      time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir)
+                      time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir,
+                      quote_output=quote_output)
         return _run(store, tournament, workers=workers, config=config, on_progress=on_progress, stop=stop,
                     limits=limits, executor=executor, exclusive_boards=exclusive_boards, on_stored=on_stored)
     except BaseException:

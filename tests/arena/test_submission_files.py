@@ -353,3 +353,11 @@ def test_a_frozen_copy_keeps_programs_executable(tmp_path):
     assert modes["run.sh"] == 0o555 and modes["bot.py"] == modes["bot.toml"] == modes["data/table.txt"] == 0o444
     assert modes["data"] == 0o555 and stat.S_IMODE(copy.stat().st_mode) == 0o555
     assert os.access(copy / "run.sh", os.X_OK) and not os.access(copy / "bot.py", os.X_OK)
+
+
+def test_a_manifest_nested_past_the_parsers_depth_is_a_manifest_error(tmp_path):
+    """Red team 22: 30,000 nested '[' in bot.toml made tomllib recurse past Python's limit; the
+    competition's intake took the RecursionError for its own failure and retried it."""
+    (tmp_path / "bot.toml").write_text("x = " + "[" * 30_000 + "]" * 30_000 + "\n")
+    with pytest.raises(ManifestError, match="nests arrays or tables too deeply"):
+        manifest_module.load_manifest(tmp_path)

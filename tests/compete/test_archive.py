@@ -57,6 +57,8 @@ BAD = {
     "character device": (lambda: tgz((entry("null", tarfile.CHRTYPE), None)), "a device"),
     "block device": (lambda: tgz((entry("sda", tarfile.BLKTYPE), None)), "a device"),
     "fifo": (lambda: tgz((entry("pipe", tarfile.FIFOTYPE), None)), "FIFO"),
+    # red team 22: an old-GNU sparse entry of 1,973 bytes unpacked to 250 MiB, past the ratio's count
+    "sparse file": (lambda: tgz((entry("big.bin", tarfile.GNUTYPE_SPARSE), None)), "a sparse file"),
     "too many files": (lambda: tgz(*[(entry(f"f{i}"), b"") for i in range(30)]), "more than 20 files"),
     "too large unpacked": (lambda: tgz((entry("big.txt"), bytes(random.choice(b"AB") for _ in range(210_000)))),
                            "more than 200,000 bytes"),

@@ -60,7 +60,8 @@ def test_a_challenge_is_played_unrated_against_each_opponent_with_its_own_output
     assert [x["bot"] for x in results] == ["greedy@1.0.0", "heuristic@1.0.0"]
     assert all(x["boards"] == 2 and x["wins"] + x["draws"] + x["losses"] == 2 and x["faults"] == [] for x in results)
     # the challenger's own output only (its two seats at both tables, against each opponent)
-    assert got["logs"] and all(k.startswith(f"challenge-{ch['id']}/talker@1.0.0-table") for k in got["logs"])
+    assert {k.split("/")[1] for k in got["logs"]} == {f"vs-{v['bob'].id}", f"vs-{v['cyd'].id}"}  # each opponent's
+    assert all(k.split("/")[2].startswith("talker@1.0.0-table") for k in got["logs"])
     assert all("ANN-SAYS-HELLO" in text for text in got["logs"].values())
     # unrated: no board pair, no ladder unit; nothing left of the match's folder
     assert hub.run(lambda s: s.con.execute("SELECT count(*) FROM board_pairs").fetchone()[0]) == 0

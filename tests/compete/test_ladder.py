@@ -174,7 +174,7 @@ def test_a_closed_competition_plays_no_ladder(tmp_path):
 def _talking_bot(dst, name, line):
     """The random bot, saying ``line`` on stderr as it starts."""
     bot_copy("random", dst, name=name)
-    (dst / "talk.py").write_text(f"import runpy, sys\nprint({line!r}, file=sys.stderr, flush=True)\n"
+    (dst / "talk.py").write_text(f"import runpy, sys\nprint('x' * 5000 + {line!r}, file=sys.stderr, flush=True)\n"
                                  "runpy.run_path('bot.py', run_name='__main__')\n")
     toml = dst / "bot.toml"
     toml.write_text(toml.read_text().replace('command = ["python", "bot.py"]', 'command = ["python", "talk.py"]'))
@@ -185,6 +185,7 @@ def test_each_owner_reads_its_own_ladder_output_and_faults_and_the_newest_units_
     """Issue 22 item 5: a ladder unit's bot output is filed per version (its owner's only, never
     the opponent's), the newest LOGS_KEPT units kept; a version's faults list their blocks."""
     monkeypatch.setattr(intake, "LOGS_KEPT", 2)
+    monkeypatch.setattr(intake, "KEPT_BYTES", 1000)
     db = tmp_path / "arena.duckdb"
     competition(db, block_boards=1)
     hub = Hub(db, "cup")
@@ -200,6 +201,8 @@ def test_each_owner_reads_its_own_ladder_output_and_faults_and_the_newest_units_
         mine = own_logs(hub, ann_v)
         assert mine and all(name.startswith("ladder-000002/talker@1.0.0-table") for name in mine)
         assert all("ANN-SAYS-HELLO" in text and "BOB" not in text for text in mine.values())
+        kept = [p for p in (hub.logs / str(ann.id)).rglob("*.log")]
+        assert kept and all(p.stat().st_size <= 1000 for p in kept)  # the ends of 5,000+ bytes only
         theirs = own_logs(hub, bob_v, block=1)
         assert theirs and all("BOB-CRASHES" in text and "ANN" not in text for text in theirs.values())
         with pytest.raises(KeyError, match=r"block 0 .*kept: 1, 2"):
@@ -240,3 +243,30 @@ def test_the_ladder_plays_on_a_dask_cluster_over_tls_and_serve_refuses_one_witho
         hub.close()
     r = cli("compete", "serve", "cup", "--cluster", "tcp://127.0.0.1:8786", "--db", db)
     assert r.exit_code == 2 and "over TLS only" in output(r)
+
+
+def test_a_ladder_fault_in_mid_match_quotes_none_of_the_bots_output(tmp_path):
+    """Red team 22: a bot crashing during a ladder match had its last 300 characters of output
+    quoted in the fault, which the ladder's public board pages show; now only its owner reads it."""
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    hub = Hub(db, "cup")
+    try:
+        enter(hub, "ann", SAMPLES / "random")
+        mid = bot_copy("random", tmp_path / "midcrash", name="midcrash")
+        code = (mid / "bot.py").read_text()
+        (mid / "bot.py").write_text(code.replace(
+            '        return self.rng.choice(request.legal_actions)',
+            '        print("BOB-PRIVATE-NOTES", flush=True)\n        import os\n        os._exit(3)'))
+        bob = enter(hub, "bob", mid)
+        unit = Ladder(hub, Limits(isolate=False)).step()
+        assert unit.status == "done" and unit.forfeit_b
+        faults = hub.run(lambda s: version_ladder(s, "cup", [s.get_version(bob.id)]))[bob.id]["faults"]
+        assert faults and any(f["kind"] == "crash" and "exited with status 3" in f["detail"] for f in faults)
+        assert not any("BOB-PRIVATE" in f["detail"] for f in faults)
+        stored = _db_rows(hub, "SELECT detail FROM faults")
+        assert stored and not any("BOB-PRIVATE" in d for (d,) in stored)  # what every page shows
+        assert any("BOB-PRIVATE" in text for text in own_logs(hub, hub.run(lambda s: s.get_version(bob.id)),
+                                                                   block=unit.block).values())
+    finally:
+        hub.close()

@@ -84,7 +84,7 @@ def test_a_revoked_token_ends_its_session_and_logout_needs_the_csrf_token(site):
     _login(client, tokens["bob"])
     csrf, sid = _csrf(client.get("/me").text), client.cookies[COOKIE]
     form = {"Content-Type": "application/x-www-form-urlencoded"}
-    client.post("/logout", content="csrf=forged", headers=form)  # a cross-site logout: the session lives on
+    client.post("/logout", content="csrf=forged", headers=form)  # a forged logout: the session lives on
     client.cookies.set(COOKIE, sid)
     assert client.get("/me", follow_redirects=False).status_code == 200
     hub.run(lambda s: policy.revoke(s, "cup", "bob"))
@@ -92,3 +92,24 @@ def test_a_revoked_token_ends_its_session_and_logout_needs_the_csrf_token(site):
     assert csrf  # the old page's token is worthless now: its session is gone
     r = client.post("/me/versions", content=b"x", headers={"Content-Type": "application/gzip", "X-CSRF-Token": csrf})
     assert r.status_code == 401
+
+
+def test_another_sites_page_can_neither_log_a_visitor_in_nor_out_and_bodies_are_capped(site):
+    """Red team 22: login CSRF (another site's form logs the visitor into the attacker's session,
+    whose uploads then become the attacker's) and an anonymous body read whole."""
+    client, hub, tokens, bob, tmp_path = site
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    for foreign in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        r = client.post("/login", content=f"token={tokens['bob']}", headers={**form, **foreign},
+                        follow_redirects=False)
+        assert r.status_code == 403 and COOKIE not in r.headers.get("set-cookie", "")
+    r = client.post("/login", content=f"token={tokens['bob']}", follow_redirects=False,
+                    headers={**form, "Origin": BASE, "Sec-Fetch-Site": "same-origin"})  # its own form
+    assert r.status_code == 303
+    csrf = _csrf(client.get("/me").text)
+    r = client.post("/logout", content=f"csrf={csrf}", headers={**form, "Sec-Fetch-Site": "cross-site"},
+                    follow_redirects=False)
+    assert r.headers["location"] == "/me" and "set-cookie" not in r.headers  # nothing ended, no cookie dropped
+    assert client.get("/me", follow_redirects=False).status_code == 200
+    r = client.post("/login", content=b"token=" + b"x" * 100_000, headers=form)
+    assert r.status_code == 413
