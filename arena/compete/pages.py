@@ -92,14 +92,16 @@ async def _form(request: Request) -> dict[str, list[str]] | None:
 
 
 def _same_site(request: Request) -> bool:
-    """Whether a browser sent the request from this site's own pages: ``Sec-Fetch-Site`` (when the
-    browser sends it) is ``same-origin`` or ``none`` (typed, a bookmark), and ``Origin`` (when
-    sent) is this server's. A page of another site cannot log a visitor in or out (login CSRF)."""
+    """Whether a browser sent the request from this site's own pages, so that a page of another
+    site cannot log a visitor in or out (login CSRF). ``Sec-Fetch-Site``, which every current
+    browser sends, decides: ``same-origin`` or ``none`` (typed, a bookmark). Without it, an
+    ``Origin`` naming another host is refused (``null``, which the pages' ``no-referrer`` policy
+    makes a browser send for their own forms, is not)."""
     fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-        return False
+    if fetch_site is not None:
+        return fetch_site in ("same-origin", "none")
     origin = request.headers.get("origin")  # its host only: behind a TLS proxy the scheme differs
-    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+    return origin in (None, "null") or urlsplit(origin).netloc == request.headers.get("host", "")
 
 
 def _csrf_ok(session: Session, given: str | None) -> bool:
