@@ -151,8 +151,10 @@ class Keeper:
         self.root: Path | None = None
         self.files = self.bytes = 0
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        # stderr to /dev/null: it outlives the arena by LINGER_S, and an inherited stderr (a pipe
+        # to `grep`, a CI's capture) would stay open that long after the arena exited
         self._proc = subprocess.Popen([sys.executable, "-m", HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True, cwd="/", start_new_session=True,
+                                      stderr=subprocess.DEVNULL, text=True, cwd="/", start_new_session=True,
                                       env={"PATH": os.defpath, "PYTHONPATH": package})
 
     def ask(self, **request) -> dict:

@@ -390,7 +390,8 @@ def close(
 def _competition_in(store, name: str, as_json: bool):
     c = store.get_competition(name)
     if c is None:
-        raise refuse(f"no competition {name!r}: `arena compete list` shows them", as_json)
+        raise refuse(f"no competition {name!r} in this database: `arena compete list` shows them (a running "
+                     "server's: give --server URL)", as_json)
     return c
 
 
@@ -408,9 +409,12 @@ def standings(
 
     try:
         if server is not None:
-            with Remote(*resolve(server)) as r:
+            with Remote(*resolve(server, need_token=False)) as r:  # the ladder is public
                 report = r.ladder()
         else:
+            if not db.exists():
+                raise refuse(f"no database at {db}: give --server URL to read a competition's server, or --db",
+                             as_json)
             with Store.open(db, read_only=True) as s:
                 _competition_in(s, name, as_json)
                 report = ladder_report(s, name)

@@ -73,6 +73,8 @@ def login(
     if not token:
         token = typer.prompt("token", hide_input=True) if sys.stdin.isatty() else sys.stdin.readline()
     token = token.strip()
+    if not token:
+        raise refuse("no token given: paste the token the organiser sent you (or set ARENA_TOKEN)", as_json)
     who, path = _call(as_json, lambda: do_login(server, token))
     if as_json:
         print(json.dumps({"participant": who["participant"], "scope": who["scope"],

@@ -464,5 +464,8 @@ def tournament_show(
         grid.add_row("seed", "secret until the tournament is complete")
     else:
         grid.add_row("seed", str(t.seed) + ("" if t.seed_secret else " (given with --seed: not secret)"))
-        grid.add_row("verify", f"{VERIFY} gives the commitment; board k is referee.rules.make_board(SEED, k)")
+        grid.add_row("verify", f"{VERIFY} gives the commitment; " + (
+            "the boards are the deal suite's (the seed renames table 2's suits: "
+            "arena.play.schedule.suit_permutation(SEED, k))" if suite is not None
+            else "board k is referee.rules.make_board(SEED, k)"))
     console.print(grid, highlight=False)

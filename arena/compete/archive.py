@@ -125,7 +125,7 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
                            "leave out what the bot does not need")
     if not data.startswith(GZIP_MAGIC):
         raise ArchiveError("the upload is not a gzip-compressed tar archive (.tar.gz): pack the bot's folder with "
-                           "`arena remote submit FOLDER`, or `tar -czf bot.tar.gz -C FOLDER .`")
+                           "`arena remote pack FOLDER` (or upload it with `arena remote submit FOLDER`)")
     cap = min(limits.unpacked_bytes + 512 * (2 * limits.files + 4) + 10240,
               max(limits.ratio * len(data), limits.ratio_floor))
     why = (f"the archive unpacks to more than {cap:,} bytes (caps: {limits.unpacked_bytes:,} bytes of files, "

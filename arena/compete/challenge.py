@@ -93,8 +93,12 @@ def ask(store: Store, competition: str, participant: str, version_id: int, oppon
                                "plays challenges")
     if not 1 <= boards <= MAX_BOARDS:
         raise ChallengeRefused(422, f"boards must be 1 to {MAX_BOARDS}, got {boards}")
-    if not 1 <= len(opponents) <= MAX_OPPONENTS or len(set(opponents)) != len(opponents):
-        raise ChallengeRefused(422, f"name 1 to {MAX_OPPONENTS} different opponents, got {len(opponents)}")
+    if not 1 <= len(opponents) <= MAX_OPPONENTS:
+        raise ChallengeRefused(422, f"name 1 to {MAX_OPPONENTS} opponents, got {len(opponents)}")
+    twice = sorted({o for o in opponents if opponents.count(o) > 1})
+    if twice:
+        raise ChallengeRefused(422, f"version {', '.join(map(str, twice))} named twice among the opponents (an id "
+                               "and a name@version can be the same version): name each once")
     active = {o.id for o in store.versions(competition, statuses=("active",))}
     for o in opponents:
         if o == version_id or o not in active:

@@ -67,8 +67,9 @@ def _normal(url: str) -> str:
     return url
 
 
-def resolve(server: str | None, token: str | None = None) -> tuple[str, str]:
-    """``(server URL, token)``: the given ones, else ``ARENA_SERVER`` / ``ARENA_TOKEN``, else the config file.
+def resolve(server: str | None, token: str | None = None, *, need_token: bool = True) -> tuple[str, str | None]:
+    """``(server URL, token)``: the given ones, else ``ARENA_SERVER`` / ``ARENA_TOKEN``, else the config file
+    (``need_token`` False: the token None when none is known, for the public ladder).
 
     Raises:
         RemoteError: no server or no token known (the message says how to give them)."""
@@ -85,17 +86,17 @@ def resolve(server: str | None, token: str | None = None) -> tuple[str, str]:
     if not token:
         config = config if config is not None else _read_config()
         token = config.get("servers", {}).get(server)
-    if not token:
+    if not token and need_token:
         raise RemoteError(f"no token for {server}: `arena remote login --server {server}` (or set ARENA_TOKEN)")
-    return server, token
+    return server, token or None
 
 
 class Remote:
     """The API of one competition server (:mod:`arena.compete.api`), as one participant or admin."""
 
-    def __init__(self, server: str, token: str, *, timeout_s: float = 60.0):
+    def __init__(self, server: str, token: str | None, *, timeout_s: float = 60.0):
         self.server = _normal(server)
-        self._http = httpx.Client(base_url=self.server, headers={"Authorization": f"Bearer {token}"},
+        self._http = httpx.Client(base_url=self.server, headers={"Authorization": f"Bearer {token}"} if token else {},
                                   timeout=timeout_s, follow_redirects=False)
 
     def close(self) -> None:

@@ -189,8 +189,9 @@ class Intake:
             manifest.check_plays(c.ruleset)
             if manifest.requirements is not None:  # a build would fetch from the network for an uploader
                 raise Rejected(f"{manifest.key} names requirements ({manifest.requirements}): a competition "
-                               "installs no packages; ship them in the bot's folder (a folder on sys.path, or a "
-                               "virtual environment) and remove `requirements` from bot.toml")
+                               "installs no packages; ship them in the bot's folder (`pip install --target deps -r "
+                               f"{manifest.requirements}`, then put deps/ on sys.path; a virtual environment holds "
+                               "symbolic links, which an archive cannot carry) and remove `requirements` from bot.toml")
             digest = content_hash(work)
         except (ArchiveError, ManifestError) as e:
             raise Rejected(str(e)) from None

@@ -59,7 +59,7 @@ from referee.sandbox import Limits
 from ..play.executors import Unit, Work, play_unit
 from ..play.schedule import new_seed
 from ..report.tables import rating_table
-from ..store import BoardPairRows, Competition, LadderUnit, Store, Tournament, Version, match_id
+from ..store import BoardPairRows, Competition, LadderUnit, Store, StoreError, Tournament, Version, match_id
 from ..store.compete import final_tournament, ladder_tournament
 from .final import play_in_server
 from . import challenge
@@ -407,7 +407,13 @@ class Ladder:
                 if failed:
                     self._maybe_retire(s, vid, entrant, results)
 
-        hub.run(store)
+        try:
+            hub.run(store)
+        except StoreError as e:  # closed meanwhile: `close` voided the unit in flight (a race, no failure)
+            if hub.run(lambda s: s.get_competition(comp)).status != "closed":
+                raise
+            log.info("ladder block %s: the competition closed while it was played: not stored (%s)", unit.block, e)
+            return next(u for u in hub.run(lambda s: s.ladder_units(comp)) if u.block == unit.block)
         self._not_before.pop(unit.block, None)
         done = hub.run(lambda s: next(u for u in s.ladder_units(comp) if u.block == unit.block))
         log.info("ladder block %s: %s v%s – v%s stored (%s)", done.block, done.kind, done.version_a, done.version_b,

@@ -90,6 +90,10 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     manifest = load_manifest(folder)
     check_size(manifest.folder)  # what submitting would refuse, before the bot runs
     report = ConformanceReport(manifest=manifest)
+    if (manifest.folder / "package.json").is_file() and not (manifest.folder / "node_modules").is_dir():
+        report.problems.append(f"{manifest.key}: package.json but no node_modules/: its packages are not installed; "
+                               f"run `npm ci --ignore-scripts` in {manifest.folder} (the sandbox has no network)")
+        return report
     limits = limits or Limits()
     client = BotClient(manifest, startup_s=10, limits=limits)
     try:

@@ -102,6 +102,7 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
             than ``timeout_s`` seconds.
     """
     assert manifest.requirements is not None
+    copy = Path(copy).resolve()  # pip runs in the copy: a relative path (the default --db's) would not resolve
     target = copy / PACKAGES_DIR
     if os.path.lexists(target):
         raise BuildError(f"{manifest.key}: its folder holds {PACKAGES_DIR}/, where `arena bots submit` installs "

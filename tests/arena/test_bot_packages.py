@@ -86,10 +86,11 @@ def make_bot(tmp_path: Path, requirements: str, wheel: Path | None) -> Path:
     return bot
 
 
-def test_a_bot_brings_a_package_installs_it_at_submission_and_plays_with_it(tmp_path):
+def test_a_bot_brings_a_package_installs_it_at_submission_and_plays_with_it(tmp_path, monkeypatch):
     assert importlib.util.find_spec(PACKAGE) is None  # the arena's environment lacks it
     bot = make_bot(tmp_path, f"# the strategy\n{PACKAGE}==0.1.0\n", make_wheel(tmp_path))
-    db = tmp_path / "db" / "arena.duckdb"
+    monkeypatch.chdir(tmp_path)
+    db = Path("db") / "arena.duckdb"  # relative, as the default --db (new-user trial: pip ran elsewhere)
     r = cli("bots", "submit", bot, "--db", db)
     assert r.exit_code == 0 and "registered packaged@1.0.0" in r.stdout, output(r)
     assert f"installed: {PACKAGE}==0.1.0" in r.stdout, output(r)

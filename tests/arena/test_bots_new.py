@@ -65,3 +65,13 @@ def test_an_existing_folder_or_a_bad_name_is_refused_leaving_nothing(tmp_path):
     r = cli("bots", "new", "empty", "--lang", "node", "--dir", tmp_path)  # an empty folder is used
     assert r.exit_code == 0, output(r)
     assert (tmp_path / "empty" / "strategy.js").is_file()
+
+
+def test_a_node_bot_checked_before_its_packages_are_installed_is_told_to_install_them(tmp_path):
+    """New-user trial: `bots new --lang node` then `bots check` ended in a SIGABRT and a cut
+    stack trace; the check now says what is missing and the command that installs it."""
+    r = cli("bots", "new", "nodebot", "--lang", "node", "--dir", tmp_path)
+    assert r.exit_code == 0, output(r)
+    r = cli("bots", "check", tmp_path / "nodebot")
+    assert r.exit_code == 1 and "package.json but no node_modules/" in output(r)
+    assert "npm ci --ignore-scripts" in output(r)
