@@ -432,12 +432,14 @@ def _print_report(report: dict, as_json: bool) -> None:
                   f"{lad['board_pairs']} board pairs; seed commitment {lad['commitment']}"
                   + (f", seed {lad['seed']}" if lad["seed"] else ""), highlight=False)
     for k, st in enumerate(lad["standings"], 1):
-        elo = "—" if st["elo"] is None else f"{st['elo']:.0f}"
-        ci = f"[{st['ci_low'] if st['ci_low'] is not None else '-inf'}, " \
-             f"{st['ci_high'] if st['ci_high'] is not None else '+inf'}]"
+        if st["elo"] is None:  # nothing played yet
+            rated = "not rated yet"
+        else:
+            low, high = (f"{x:.0f}" if x is not None else "open" for x in (st["ci_low"], st["ci_high"]))
+            rated = f"{st['elo']:.0f} [{low}, {high}] {st['boards']} board pairs" + (
+                " provisional" if st["provisional"] else "")
         console.print(f"{k:>3}. {escape(st['bot'] or '?')} ({escape(st['participant'])}, v{st['version']}, "
-                      f"{st['status']}) {elo} {ci} {st['boards']} board pairs"
-                      + (" provisional" if st["provisional"] else ""), highlight=False)
+                      f"{st['status']}) {rated}", highlight=False)
     fin = report["final"]
     if fin is None:
         return

@@ -6,6 +6,7 @@ import contextlib
 import json
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -50,6 +51,10 @@ from .base import (
     keep_deal_suite,
     suite_line,
 )
+
+
+#: Seconds between the plain progress lines of a run whose output is no terminal (a log, CI).
+PLAIN_EVERY_S = 30.0
 
 
 @tournament_app.command("run")
@@ -241,10 +246,11 @@ def tournament_run(
         stop = threading.Event()
         # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
         with progress if t.status != "complete" else contextlib.nullcontext():
-            task = progress.add_task("", total=None, rate="", where=escape(where))
+            task = progress.add_task("", total=None, rate="", where="")  # said on the line above
             if executor is not None:
                 executor.on_workers = lambda text: progress.update(task, where=escape(text))
             first: list[int] = []  # board pairs already stored when this run began
+            next_line = [time.monotonic() + PLAIN_EVERY_S]
 
             def on_progress(done: int, total: int) -> None:
                 if not first:
@@ -253,6 +259,10 @@ def tournament_run(
                 tk = progress.tasks[task]
                 if tk.elapsed:  # the rate of this run's own board pairs
                     progress.update(task, rate=f"{(done - first[0]) / max(tk.elapsed, 1e-9):.1f}/s")
+                if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
+                    # no bar in a log file or CI: a plain line now and then
+                    next_line[0] = time.monotonic() + PLAIN_EVERY_S
+                    console.print(f"board pairs {done}/{total} {tk.fields.get('rate', '')}", highlight=False)
 
             # Ctrl-C sets `stop` (workers drop the blocks in flight, everything played is
             # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
@@ -289,7 +299,7 @@ def tournament_run(
              ("--weak-limits", weak_limits), ("--logs", logs), ("--records", records)]
     resume = command("tournament", "run", name,
                      *(w for flag, v in again if v for w in ((flag,) if v is True else (flag, v))), db=db)
-    if summary.interrupted:
+    if summary.interrupted and summary.already + summary.played < summary.total:  # a Ctrl-C after the last: done
         err.print(f"interrupted: {summary.already + summary.played} of {summary.total} board pairs stored. "
                   f"Resume with: {resume}", markup=False, highlight=False)
         raise typer.Exit(code=130)
