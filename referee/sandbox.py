@@ -718,9 +718,11 @@ def _base_paths() -> dict[str, str]:
                                      "installed_base": sys.base_prefix})
 
 
-#: Packages of the arena's venv that no bot may import (the double-dummy solver's compiler:
-#: 210 MB the image would hold for nothing).
-ARENA_ONLY_PACKAGES = ("numba", "llvmlite")
+#: Packages of the arena's venv that no bot may import. Empty since issue 23: numba and
+#: llvmlite (210 MB more in the image) are shown, so that a bot can run the SDK's compiled
+#: double-dummy search (``belote_arena_sdk.dd``, loaded from the cache ``make setup`` writes:
+#: ~1 s at a bot's start instead of a 10–20 s compile; ``sample_bots/expert``).
+ARENA_ONLY_PACKAGES: tuple[str, ...] = ()
 
 
 def _hidden_paths() -> list[str]:
