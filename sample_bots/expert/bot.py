@@ -11,7 +11,7 @@ It reads only its observation and the legal actions (RULES.md §9).
   legal card is played at once.
 - **Time**: a budget of its own per card, ``BUDGET_MS`` by trick (and never more than a third
   of what the deadline leaves), the search stopped by a node budget when a deal would overrun
-  it; with no deal solved in time (or before the search is loaded) the heuristic bot's card.
+  it; with fewer than ``MIN_SAMPLES`` deals solved in time (or before the search is loaded) the heuristic bot's card.
 - **Bidding, schmeiss, declarations, belote, exchange, contrée calls**: the heuristic bot's
   (``sample_bots/heuristic``), unchanged.
 
@@ -36,9 +36,11 @@ except ImportError:  # run as a script from the bot's folder
     from knowledge import card_index, index_card
 
 #: Time budget of one card decision by trick number (1-based; the last entry for later tricks), ms.
-BUDGET_MS = (220, 200, 160, 120, 90)
+BUDGET_MS = (180, 160, 130, 100, 80)
 #: At most this many deals per decision (late tricks solve in microseconds).
 MAX_SAMPLES = 48
+#: Fewer deals solved in time than this: the heuristic's card (one or two deals are noise).
+MIN_SAMPLES = 4
 #: Seconds the bot waits for the search to load before it listens (the start limit is 10 s).
 LOAD_WAIT_S = 6.0
 
@@ -89,7 +91,7 @@ class ExpertBot(HeuristicBot):
             return play_of(legal, fallback, belote=True)
         try:
             choice = self.pimc.choose(obs, [card_index(c) for c in cards], self.rng, budget_ms=self.budget_ms(obs),
-                                      max_samples=MAX_SAMPLES, prefer=card_index(fallback))
+                                      max_samples=MAX_SAMPLES, min_samples=MIN_SAMPLES, prefer=card_index(fallback))
         except Exception:  # never a fault: the heuristic's card
             traceback.print_exc(file=sys.stderr)
             return play_of(legal, fallback, belote=True)

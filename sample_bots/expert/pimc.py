@@ -171,11 +171,12 @@ class Pimc:
             self._tables[key] = tables(rules, trump)
         return self._tables[key]
 
-    def solve_values(self, obs: pb.Observation, rules: PlayRules, hands: list[int],
-                     node_limit: int) -> dict[int, int] | None:
+    def solve_values(self, obs: pb.Observation, rules: PlayRules, hands: list[int], legal: list[int],
+                     others: int, node_limit: int) -> dict[int, int] | None:
         """NS's final trick points (past tricks included, the search's capot encoding) after each
-        legal card of the seat to play, every hand ``hands`` in view; ``None`` when the search
-        ran out of ``node_limit`` nodes."""
+        card of ``legal`` (search numbers) of the seat to play, every hand ``hands`` in view;
+        ``others``: the cards still in play outside the seat's hand (unseen and in the trick).
+        ``None`` when the search ran out of ``node_limit`` nodes."""
         trump = Trump.of(obs)
         tab, block = self._tab(rules, trump)
         ws = self.ws
@@ -212,24 +213,58 @@ class Pimc:
             won[team] += 1
         capot = 0 if won == [0, 0] else 1 if won[1] == 0 else 2 if won[0] == 0 else 3
         tricks_left = rules.tricks - len(obs.tricks)
-        cards = np.zeros(32, np.int64)
-        values = np.zeros(32, np.int64)
-        m = dd.card_values(tab, self.tt, ws, len(trick.cards), leader, led, best, best_seat, trick_pts, rem_pts,
-                           capot, tricks_left, cards, values)
-        if dd.aborted(ws):
-            self.gen += 1  # the entries written while aborting are not to be trusted
-            return None
-        return {int(cards[i]): past[0] + int(values[i]) for i in range(m)}
+        ntrick = len(trick.cards)
+        seat = (leader + ntrick) % n
+        hand = hands[seat]
+        trump_suit = int(block[dd.R_TRUMP])
+        out: dict[int, int] = {}
+        guess = rem_pts // 2
+        for c, twins in _root_cards(tab, hand, legal, others):
+            bit = 1 << c
+            ws[dd.W_HANDS + seat] = hand ^ bit
+            ws[dd.W_TRICK + ntrick] = c
+            if ntrick == 0:
+                nled, nbest, nseat = c >> 3, c, seat
+            elif (c >> 3 == best >> 3 and tab[dd.T_STRENGTH, c] > tab[dd.T_STRENGTH, best]) or (
+                    c >> 3 != best >> 3 and c >> 3 == trump_suit):
+                nled, nbest, nseat = led, c, seat
+            else:
+                nled, nbest, nseat = led, best, best_seat
+            pc = int(tab[dd.T_POINTS, c])
+            tp = trick_pts + pc
+            if ntrick + 1 == n:
+                team = nseat & 1
+                ns = tp if team == 0 else 0
+                if tricks_left == 1:
+                    v = _end_value(tp + rules.dix_de_der, team, capot, rules.capot_bonus // 2)
+                else:
+                    v = ns + int(dd.solve(tab, self.tt, ws, 0, nseat, -1, 0, 0, 0, rem_pts - pc,
+                                          int(dd._CAPOT_AFTER[capot, team]), tricks_left - 1, guess - ns))
+            else:
+                v = int(dd.solve(tab, self.tt, ws, ntrick + 1, leader, nled, nbest, nseat, tp, rem_pts - pc, capot,
+                                 tricks_left, guess))
+            ws[dd.W_HANDS + seat] = hand
+            if dd.aborted(ws):
+                self.gen += 1  # the entries written while aborting are not to be trusted
+                return None
+            guess = v
+            for d in twins:
+                out[d] = past[0] + v
+        return out
 
     def choose(self, obs: pb.Observation, legal: list[int], rng: random.Random, *, budget_ms: float,
-               max_samples: int, prefer: int | None = None) -> Choice:
+               max_samples: int, min_samples: int = 1, prefer: int | None = None) -> Choice:
         """The legal card (search numbers ``legal``) with the best mean score margin over deals drawn
         until ``budget_ms`` (from now) or ``max_samples`` deals; ``prefer`` (the heuristic's card)
-        wins ties within a quarter point. ``Choice.card`` is ``None`` when no deal was solved."""
+        wins ties within a quarter point. ``Choice.card`` is ``None`` when fewer than ``min_samples``
+        deals were solved in time."""
         start = time.monotonic()
         rules = play_rules(obs)
         k: Knowledge = knowledge(obs)
         contract = contract_of(obs, rules)
+        others = k.unseen
+        for p in obs.current_trick.cards:
+            others |= 1 << card_index(p.card)
         sums = {c: 0.0 for c in legal}
         tie = {c: 0.0 for c in legal}
         samples = 0
@@ -241,7 +276,7 @@ class Pimc:
             if hands is None:
                 break
             t0 = time.monotonic()
-            values = self.solve_values(obs, rules, hands, int(left_ms * self.rate))
+            values = self.solve_values(obs, rules, hands, legal, others, int(left_ms * self.rate))
             spent = (time.monotonic() - t0) * 1000.0
             nodes = int(self.ws[dd.W_NODES])
             if spent > 2.0 and nodes > 2000:
@@ -252,14 +287,40 @@ class Pimc:
             for c in legal:
                 sums[c] += score_margin(contract, values[c])
                 tie[c] += values[c] if obs.team == 0 else -values[c]
-        if not samples:
-            return Choice(None, 0, {})
+        if samples < min_samples:  # too few deals to outvote the heuristic
+            return Choice(None, samples, {})
         means = {c: sums[c] / samples for c in legal}
 
         def key(c: int) -> tuple[float, float]:
             return (means[c] + (0.25 if c == prefer else 0.0), tie[c] / samples)
 
         return Choice(max(legal, key=key), samples, means)
+
+
+def _end_value(pts: int, team: int, capot: int, capot_half: int) -> int:
+    """NS's points from the last trick (``pts`` with the dix de der) and the capot's half bonus
+    (as :mod:`belote_arena_sdk.dd` counts them)."""
+    cap = int(dd._CAPOT_AFTER[capot, team])
+    v = pts if team == 0 else 0
+    return v + capot_half if cap == 1 else v - capot_half if cap == 2 else v
+
+
+def _root_cards(tab: np.ndarray, hand: int, legal: list[int], others: int) -> list[tuple[int, list[int]]]:
+    """The legal cards to search, each with the legal cards it stands for (itself included): two
+    cards of one suit and the same points with no card of ``others`` between them in strength
+    are equivalent (they take the same tricks; the search prunes them alike, :mod:`~belote_arena_sdk.dd`)."""
+    groups: list[tuple[int, list[int]]] = []
+    for c in sorted(legal, key=lambda x: (x >> 3, int(tab[dd.T_STRENGTH, x]))):
+        if groups:
+            rep, members = groups[-1]
+            top = members[-1]
+            between = int(tab[dd.T_ABOVE, top]) & ~int(tab[dd.T_ABOVE, c]) & ~(1 << c)
+            if (top >> 3 == c >> 3 and tab[dd.T_POINTS, top] == tab[dd.T_POINTS, c]
+                    and not between & others):
+                members.append(c)
+                continue
+        groups.append((c, [c]))
+    return groups
 
 
 def hidden_cards(k: Knowledge) -> int:
