@@ -3,9 +3,10 @@
 Pairs: expert vs heuristic, and, with ``--colver DIR``, expert vs the colver-dd anchor
 (``../shared/anchors/colver-dd`` set up in DIR as its README says; it stays out of the
 repository). Each pair plays in tournaments of its own (one DuckDB file per pair, so the
-pairs play at once: a tournament plays one match at a time), in chunks of ``--chunk``
-boards with seeds ``--seed``, ``--seed + 1``, …, until ``--minutes`` of wall time have
-passed; only finished chunks count. Classic, the default sandbox and deadline (1000 ms).
+pairs play at once, each at its own pace: a tournament plays one match at a time), in
+chunks of ``--chunk`` boards with seeds ``--seed``, ``--seed + 1``, …, until ``--minutes``
+of wall time have passed; only finished chunks count (each chunk starts with the arena's
+bot check, ~2 minutes here). Classic, the default sandbox and deadline (1000 ms).
 
 Figures: per pair, board pairs played, the first bot's mean duplicate margin per board
 (RULES.md §8: its points at both tables minus the other's) with a 95% interval (normal
@@ -25,6 +26,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,21 +40,26 @@ ARENA = str(Path(sys.executable).with_name("arena"))
 
 
 def run_chunks(pairs: dict[str, tuple[str, str]], folder: Path, args) -> None:
-    """Play chunk after chunk of every pair at once until the time is up (a chunk under way finishes)."""
+    """Play chunk after chunk of each pair, the pairs at once and each at its own pace, until the
+    time is up (a chunk under way finishes)."""
     end = time.monotonic() + args.minutes * 60
-    chunk = 0
-    while time.monotonic() < end:
-        procs = []
-        for key, (a, b) in pairs.items():
-            log = open(folder / f"{key}-{chunk}.log", "w")
-            cmd = [ARENA, "tournament", "run", f"{key}-{chunk}", "--bots", a, "--bots", b, "--boards", str(args.chunk),
-                   "--seed", str(args.seed + chunk), "--workers", "1", "--db", str(folder / f"{key}.duckdb")]
-            procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT), log))
-        for p, log in procs:
-            p.wait()
-            log.close()
-        chunk += 1
-        print(f"chunk {chunk} done at {datetime.now(timezone.utc):%H:%M:%S}", flush=True)
+
+    def loop(key: str, a: str, b: str) -> None:
+        chunk = args.first_chunk
+        while time.monotonic() < end:
+            with open(folder / f"{key}-{chunk}.log", "w") as log:
+                cmd = [ARENA, "tournament", "run", f"{key}-{chunk}", "--bots", a, "--bots", b, "--boards",
+                       str(args.chunk), "--seed", str(args.seed + chunk), "--workers", "1",
+                       "--db", str(folder / f"{key}.duckdb")]
+                subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, check=False)
+            chunk += 1
+            print(f"{key}: chunk {chunk} done at {datetime.now(timezone.utc):%H:%M:%S}", flush=True)
+
+    threads = [threading.Thread(target=loop, args=(key, a, b)) for key, (a, b) in pairs.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def pair_figures(db: Path) -> tuple[dict, dict[str, list[float]]]:
@@ -119,6 +126,7 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=40.0)
     ap.add_argument("--chunk", type=int, default=30, help="boards per tournament of a pair")
     ap.add_argument("--seed", type=int, default=2300)
+    ap.add_argument("--first-chunk", type=int, default=0, help="number the chunks from here (to add to a --dir)")
     ap.add_argument("--colver", type=Path, help="the colver-dd anchor's folder, set up (not in the repository)")
     ap.add_argument("--dir", type=Path, default=Path("/tmp/expert-bench"))
     ap.add_argument("--expert", default="sample_bots/expert",
