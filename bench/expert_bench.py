@@ -51,7 +51,10 @@ def run_chunks(pairs: dict[str, tuple[str, str]], folder: Path, args) -> None:
                 cmd = [ARENA, "tournament", "run", f"{key}-{chunk}", "--bots", a, "--bots", b, "--boards",
                        str(args.chunk), "--seed", str(args.seed + chunk), "--workers", "1",
                        "--db", str(folder / f"{key}.duckdb")]
-                subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, check=False)
+                done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, check=False)
+            if done.returncode != 0:  # e.g. the database held by another arena: the same chunk again, later
+                time.sleep(15)
+                continue
             chunk += 1
             print(f"{key}: chunk {chunk} done at {datetime.now(timezone.utc):%H:%M:%S}", flush=True)
 
