@@ -176,3 +176,19 @@ def test_a_short_match_in_the_sandbox(tmp_path):
             assert not t.faults, t.faults
             assert replay(t.record).outcome().score == t.outcome.score
     assert any("search loaded" in p.read_text() for p in logs.iterdir()), [p.read_text() for p in logs.iterdir()]
+
+
+def test_the_arena_brings_the_compiled_search_up_to_date():
+    """A cache older than the search's source is compiled again before a sandbox's image is made
+    (``referee.sandbox.warm_dd_cache``); an up-to-date one is left alone at no cost."""
+    import os
+
+    import belote_arena_sdk
+    from referee.sandbox import warm_dd_cache
+
+    index = list((Path(belote_arena_sdk.__file__).parent / "__pycache__").glob("dd.*.nbi"))
+    assert index
+    for p in index:
+        os.utime(p, (1, 1))  # older than dd.py
+    assert warm_dd_cache() is True
+    assert warm_dd_cache() is False
