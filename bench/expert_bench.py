@@ -135,6 +135,7 @@ def main() -> int:
     ap.add_argument("--expert", default="sample_bots/expert",
                     help="the expert bot's folder (a copy keeps a long run on one version while the tree changes)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--play", nargs="*", help="play only these pairs (expert-heuristic, expert-colver); report all")
     ap.add_argument("--append", action="store_true", help="add the table to bench/RESULTS.md")
     args = ap.parse_args()
     pairs = {"expert-heuristic": (args.expert, "sample_bots/heuristic")}
@@ -143,7 +144,7 @@ def main() -> int:
     args.dir.mkdir(parents=True, exist_ok=True)
     load = f"{os.getloadavg()[0]:.1f}"
     if not args.report_only:
-        run_chunks(pairs, args.dir, args)
+        run_chunks({k: v for k, v in pairs.items() if not args.play or k in args.play}, args.dir, args)
         load += f"–{os.getloadavg()[0]:.1f}"
     text = table(args.dir, list(pairs), args.minutes, load)
     print(text)
