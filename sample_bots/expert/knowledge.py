@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from belote_arena_sdk import Trump, pb, seat_count
 
-#: Search card number of a ``pb.Card``: suit (♠ ♥ ♦ ♣ → 0..3) * 8 + rank (7 .. A → 0..7).
 def card_index(c: pb.Card) -> int:
     """The search's number of ``c`` (0..31): ``(suit - 1) * 8 + (rank - 7)`` in ``pb`` numbers."""
     return (c.suit - 1) * 8 + (c.rank - pb.RANK_SEVEN)
@@ -50,6 +49,7 @@ def mask_of(cards) -> int:
 
 
 def popcount(m: int) -> int:
+    """Cards in a mask."""
     return bin(m).count("1")
 
 

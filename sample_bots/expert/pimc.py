@@ -22,9 +22,9 @@ from belote_arena_sdk import Trump, pb
 from belote_arena_sdk import dd
 
 try:
-    from .knowledge import Knowledge, PlayRules, card_index, knowledge, play_rules, popcount, sample
+    from .knowledge import Knowledge, PlayRules, card_index, knowledge, play_rules, sample
 except ImportError:  # run as a script from the bot's folder
-    from knowledge import Knowledge, PlayRules, card_index, knowledge, play_rules, popcount, sample
+    from knowledge import Knowledge, PlayRules, card_index, knowledge, play_rules, sample
 
 _TRUMP_ORDER = (0, 1, 6, 4, 7, 2, 3, 5)   # strength of ranks 7 8 9 10 J Q K A in trump order J 9 A 10 K Q 8 7
 _PLAIN_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)   # in plain order A 10 K Q J 9 8 7
@@ -321,8 +321,3 @@ def _root_cards(tab: np.ndarray, hand: int, legal: list[int], others: int) -> li
                 continue
         groups.append((c, [c]))
     return groups
-
-
-def hidden_cards(k: Knowledge) -> int:
-    """How many cards the seat has not seen (a measure of how much sampling matters)."""
-    return popcount(k.unseen)
