@@ -192,3 +192,19 @@ def test_the_arena_brings_the_compiled_search_up_to_date():
         os.utime(p, (1, 1))  # older than dd.py
     assert warm_dd_cache() is True
     assert warm_dd_cache() is False
+
+
+def test_the_watchdog_stops_a_search_under_way():
+    """A search the node budget would let run (the speed estimate far too high) is stopped by the
+    watchdog thread (the search releases the GIL): the decision ends with fewer deals than asked
+    and the search marked as out of budget, never past the deadline for want of a check."""
+    from belote_arena_sdk import dd
+    from sample_bots.expert.pimc import Pimc
+
+    _, obs = _play_positions("classic", 11, every=1.0)[0]  # the first card of a deal: the costliest
+    pimc = Pimc()
+    pimc.rate = 1e12
+    legal = [card_index(c) for c in obs.hand_cards]
+    choice = pimc.choose(obs, legal, random.Random(1), budget_ms=1e9, max_samples=48, hard_ms=1.0)
+    assert choice.samples < 48
+    assert dd.aborted(pimc.ws)

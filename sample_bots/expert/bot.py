@@ -11,7 +11,8 @@ It reads only its observation and the legal actions (RULES.md §9).
   legal card is played at once.
 - **Time**: a budget of its own per card, ``BUDGET_MS`` by trick (and never more than a third
   of what the deadline leaves), the search stopped by a node budget when a deal would overrun
-  it; with fewer than ``MIN_SAMPLES`` deals solved in time (or before the search is loaded) the heuristic bot's card.
+  it, and a watchdog thread stops it at ``HARD_FACTOR`` times the budget whatever the node
+  count; with fewer than ``MIN_SAMPLES`` deals solved in time (or before the search is loaded) the heuristic bot's card.
 - **Bidding, schmeiss, declarations, belote, exchange, contrée calls**: the heuristic bot's
   (``sample_bots/heuristic``), unchanged.
 
@@ -39,6 +40,10 @@ except ImportError:  # run as a script from the bot's folder
 BUDGET_MS = (180, 160, 130, 100, 80)
 #: At most this many deals per decision (late tricks solve in microseconds).
 MAX_SAMPLES = 48
+#: A watchdog stops a search still running at this many times the budget (at most half of what
+#: the deadline leaves): the node budget comes from the speed measured before, and a machine
+#: that suddenly slows down made one card take 1,002 ms (a timeout) in 21,042 decisions.
+HARD_FACTOR = 2.0
 #: Fewer deals solved in time than this: the heuristic's card (one or two deals are noise).
 MIN_SAMPLES = 4
 #: Seconds the bot waits for the search to load before it listens (the start limit is 10 s).
@@ -90,8 +95,11 @@ class ExpertBot(HeuristicBot):
         if len(cards) == 1 or self.pimc is None:
             return play_of(legal, fallback, belote=True)
         try:
-            choice = self.pimc.choose(obs, [card_index(c) for c in cards], self.rng, budget_ms=self.budget_ms(obs),
-                                      max_samples=MAX_SAMPLES, min_samples=MIN_SAMPLES, prefer=card_index(fallback))
+            budget = self.budget_ms(obs)
+            hard = min(HARD_FACTOR * budget, self.clock.remaining_ms() / 2.0)
+            choice = self.pimc.choose(obs, [card_index(c) for c in cards], self.rng, budget_ms=budget,
+                                      max_samples=MAX_SAMPLES, min_samples=MIN_SAMPLES, prefer=card_index(fallback),
+                                      hard_ms=hard)
         except Exception:  # never a fault: the heuristic's card
             traceback.print_exc(file=sys.stderr)
             return play_of(legal, fallback, belote=True)

@@ -13,6 +13,7 @@ in a thread of its own at start (compiled code loaded from numba's cache in ~1 s
 from __future__ import annotations
 
 import random
+import threading
 import time
 from dataclasses import dataclass
 
@@ -163,6 +164,7 @@ class Pimc:
         self.ws = dd.new_workspace()
         self.gen = 0
         self.rate = 1500.0
+        self._stopped = threading.Event()
         self._tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _tab(self, rules: PlayRules, trump: Trump):
@@ -187,7 +189,9 @@ class Pimc:
         self.gen += 1
         ws[dd.W_GEN] = self.gen
         ws[dd.W_NODES] = 0
-        ws[dd.W_LIMIT] = max(1, node_limit)
+        ws[dd.W_LIMIT] = max(1, min(node_limit, 1 << 40))
+        if self._stopped.is_set():  # the watchdog fired: the search stops at its first node
+            ws[dd.W_LIMIT] = 1
         n = rules.seats
         trick = obs.current_trick
         leader = trick.leader if trick.cards else obs.seat
@@ -252,8 +256,30 @@ class Pimc:
                 out[d] = past[0] + v
         return out
 
+    def _stop(self) -> None:
+        """The watchdog: stop the search under way (it releases the GIL, :mod:`belote_arena_sdk.dd`)."""
+        self._stopped.set()
+        self.ws[dd.W_LIMIT] = 1
+
     def choose(self, obs: pb.Observation, legal: list[int], rng: random.Random, *, budget_ms: float,
-               max_samples: int, min_samples: int = 1, prefer: int | None = None) -> Choice:
+               max_samples: int, min_samples: int = 1, prefer: int | None = None,
+               hard_ms: float | None = None) -> Choice:
+        """See :meth:`_choose`; ``hard_ms`` (from now): a watchdog thread stops a search still
+        running then, whatever the node budget said (a machine suddenly slower: the node budget
+        comes from the speed measured before)."""
+        self._stopped.clear()
+        timer = threading.Timer((hard_ms if hard_ms is not None else 3 * budget_ms) / 1000.0, self._stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            return self._choose(obs, legal, rng, budget_ms=budget_ms, max_samples=max_samples,
+                                min_samples=min_samples, prefer=prefer)
+        finally:
+            timer.cancel()
+            self._stopped.clear()
+
+    def _choose(self, obs: pb.Observation, legal: list[int], rng: random.Random, *, budget_ms: float,
+                max_samples: int, min_samples: int = 1, prefer: int | None = None) -> Choice:
         """The legal card (search numbers ``legal``) with the best mean score margin over deals drawn
         until ``budget_ms`` (from now) or ``max_samples`` deals; ``prefer`` (the heuristic's card)
         wins ties within a quarter point. ``Choice.card`` is ``None`` when fewer than ``min_samples``

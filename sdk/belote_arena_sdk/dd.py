@@ -40,7 +40,9 @@ temporary folder and points numba there (``NUMBA_CACHE_DIR``), before anything c
 
 **Budget.** ``ws[W_LIMIT]`` (0: none) bounds the nodes of a search: past it each node returns
 at once, the result is meaningless (:func:`aborted` tells), and the table's entries of that
-generation must not be trusted again (start a new generation).
+generation must not be trusted again (start a new generation). The entry points release the
+GIL (``nogil``), so another thread can stop a search under way by setting ``ws[W_LIMIT] = 1``
+(a wall-clock deadline: a bot's watchdog).
 
 Each recursive call passes three arrays (numba copies an
 array's descriptor per argument, so they are packed): Each recursive call passes three arrays (numba copies an
@@ -236,7 +238,7 @@ def _last_trick(tab, ws, leader, capot):
 _POSITION = "i8[:, :], i8[:, :], i8[:], i8, i8, i8, i8, i8, i8, i8, i8, i8, "
 
 
-@njit("i8(" + _POSITION + "i8, i8)", cache=True)
+@njit("i8(" + _POSITION + "i8, i8)", cache=True, nogil=True)
 def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, alpha, beta):
     """NS's future trick points from this position, fail-soft within ``(alpha, beta)``.
 
@@ -421,7 +423,7 @@ def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts
     return g
 
 
-@njit("i8(" + _POSITION + "i8)", cache=True)
+@njit("i8(" + _POSITION + "i8)", cache=True, nogil=True)
 def solve(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, guess):
     """The exact value of :func:`search` by null-window searches that halve the interval of
     possible values (fail-soft: each answer moves a bound past the probe), the first probe at
@@ -442,7 +444,7 @@ def solve(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts,
     return lo
 
 
-@njit("i8(" + _POSITION + "i8[:], i8[:])", cache=True)
+@njit("i8(" + _POSITION + "i8[:], i8[:])", cache=True, nogil=True)
 def card_values(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left,
                 cards_out, values_out):
     """The exact value (NS's future trick points) of every legal card of the seat to play.
