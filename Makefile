@@ -4,14 +4,20 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup proto proto-check bench clean
+.PHONY: run test setup proto proto-check bench clean dd-cache
 
 # PYTHONWARNINGS=ignore: setuptools warns on every editable install that it is one (noise on `make run`)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet -e '.[test]'
+	$(MAKE) dd-cache
 	touch $(STAMP)
+
+## make dd-cache: compile the double-dummy search into numba's cache beside it (sdk/belote_arena_sdk/__pycache__),
+## which sandboxed bots read (sample_bots/expert); ~10-20 s once, then ~1 s per import
+dd-cache:
+	$(BIN)/python -c "import belote_arena_sdk.dd"
 
 setup: $(STAMP)
 

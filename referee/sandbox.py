@@ -718,9 +718,11 @@ def _base_paths() -> dict[str, str]:
                                      "installed_base": sys.base_prefix})
 
 
-#: Packages of the arena's venv that no bot may import (the double-dummy solver's compiler:
-#: 210 MB the image would hold for nothing).
-ARENA_ONLY_PACKAGES = ("numba", "llvmlite")
+#: Packages of the arena's venv that no bot may import. Empty since issue 23: numba and
+#: llvmlite (210 MB more in the image) are shown, so that a bot can run the SDK's compiled
+#: double-dummy search (``belote_arena_sdk.dd``, loaded from the cache ``make setup`` writes:
+#: ~1 s at a bot's start instead of a 10–20 s compile; ``sample_bots/expert``).
+ARENA_ONLY_PACKAGES: tuple[str, ...] = ()
 
 
 def _hidden_paths() -> list[str]:
@@ -745,13 +747,45 @@ def _hidden_paths() -> list[str]:
     return [os.path.realpath(p) for p in hidden if os.path.isdir(p)]
 
 
+def warm_dd_cache() -> bool:
+    """Compile the SDK's double-dummy search into numba's cache beside it when its cache is missing
+    or older than its source (``make setup`` does it; this is the first arena use after an edit),
+    so that the image a sandbox shows holds the compiled code a bot loads in ~1 s (issue 23:
+    ``sample_bots/expert``). Compiled in a child process (~10–20 s, once): the arena never loads
+    numba for this. Returns whether it compiled; any failure is left to the bot (it then plays
+    without the search)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("belote_arena_sdk")
+    if spec is None or not spec.submodule_search_locations or importlib.util.find_spec("numba") is None:
+        return False
+    folder = Path(spec.submodule_search_locations[0])
+    source = folder / "dd.py"
+    if not source.exists():
+        return False
+    index = list((folder / "__pycache__").glob("dd.*.nbi"))
+    if index and min(p.stat().st_mtime for p in index) >= source.stat().st_mtime:
+        return False
+    try:
+        done = subprocess.run([sys.executable, "-c", "import belote_arena_sdk.dd"], check=False,
+                              capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    if done.returncode == 0:  # up to date now (numba rewrites no index it could load: mark them checked)
+        for p in (folder / "__pycache__").glob("dd.*.nbi"):
+            os.utime(p)
+    return done.returncode == 0
+
+
 @functools.cache
 def shown_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(every host path a sandbox shows read-only at the same place, the folders inside them it
     covers): the parts of ``/usr`` a runtime needs (:data:`USR_SHOWN`), the few ``/etc`` files of
     the dynamic linker and :func:`_python_paths`.  What is not listed (the rest of ``/usr``:
     compilers, documentation, a JVM — which cannot run under the futex rule anyway) is not there.
-    :mod:`referee.image` serves all of it from memory; the bot's own code is added per bot."""
+    :mod:`referee.image` serves all of it from memory; the bot's own code is added per bot.
+    The SDK's compiled double-dummy search is brought up to date first (:func:`warm_dd_cache`)."""
+    warm_dd_cache()
     shown = [p for p in USR_SHOWN if os.path.isdir(p)]
     shown += sorted(map(str, Path("/usr/lib").glob("python3*")))  # the system's Python, for a bot's own venv
     shown += [p for p in _TOP_LINKS if os.path.isdir(p) and not os.path.islink(p)]  # a system without merged /usr

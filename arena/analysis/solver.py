@@ -38,7 +38,7 @@ from referee.rules.ruleset import (
 )
 from referee.rules.scoring import DealOutcome, score_deal
 
-from . import search as _k
+from belote_arena_sdk import dd as _k
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,27 @@ Legal cards mirror :meth:`referee.rules.deal.DealState.legal_card_mask` (RULES.m
 §7 "Play") exactly; ``tests/analysis/test_solver_brute.py`` checks them against it on
 every node of thousands of endgames.
 
-This module holds only numeric code (numpy arrays and integers); :mod:`.solver` builds
-its inputs from the rules engine. Each recursive call passes three arrays (numba copies an
+This module holds only numeric code (numpy arrays and integers) and lives in the bot SDK
+so that the arena's analysis (:mod:`arena.analysis.solver` builds its inputs from the
+rules engine) and bots (``sample_bots/expert`` builds them from an observation) run the
+same search. It needs ``numpy`` and ``numba`` (not dependencies of the SDK itself: the
+arena's environment has them; importing :mod:`belote_arena_sdk` never imports this module).
+
+**Compiled once.** The functions are compiled with numba's cache (``cache=True``): the
+first import compiles them (~10–20 s) into ``__pycache__`` beside this file (``make setup``
+does it); later imports load the machine code (~1–3 s). A sandboxed bot sees this folder
+read-only, where numba would not use its cache (it insists on a writable folder) and would
+compile again; :func:`_use_read_only_cache` then copies the cache files into a private
+temporary folder and points numba there (``NUMBA_CACHE_DIR``), before anything compiles.
+
+**Budget.** ``ws[W_LIMIT]`` (0: none) bounds the nodes of a search: past it each node returns
+at once, the result is meaningless (:func:`aborted` tells), and the table's entries of that
+generation must not be trusted again (start a new generation). The entry points release the
+GIL (``nogil``), so another thread can stop a search under way by setting ``ws[W_LIMIT] = 1``
+(a wall-clock deadline: a bot's watchdog).
+
+Each recursive call passes three arrays (numba copies an
+array's descriptor per argument, so they are packed): Each recursive call passes three arrays (numba copies an
 array's descriptor per argument, so they are packed): ``tab`` the per-card tables,
 ``tt`` the transposition table, ``ws`` the workspace (rules, hands, the trick's cards,
 counters, the history heuristic, the move-ordering buffers).
@@ -34,8 +53,42 @@ counters, the history heuristic, the move-ordering buffers).
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import numpy as np
-from numba import njit
+
+
+def _use_read_only_cache() -> str | None:
+    """Where numba finds this module's compiled code when ``__pycache__`` beside it is read-only
+    (a sandbox): a private copy of its cache files in the temporary folder, set as numba's
+    cache folder before the first compile. ``None`` (numba's own choice) when the folder is
+    writable or the user already set ``NUMBA_CACHE_DIR``."""
+    import hashlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    pycache = os.path.join(here, "__pycache__")
+    if os.environ.get("NUMBA_CACHE_DIR") or os.access(pycache if os.path.isdir(pycache) else here, os.W_OK):
+        return None
+    root = os.path.join(tempfile.gettempdir(), "belote-dd-numba-cache")
+    # numba's folder for a source file's cache under NUMBA_CACHE_DIR (numba.core.caching,
+    # _CacheLocator.get_suitable_cache_subpath): the folder's name and a SHA-1 of its path
+    sub = os.path.join(root, "_".join([os.path.basename(here), hashlib.sha1(here.encode()).hexdigest()]))
+    os.makedirs(sub, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(__file__))[0] + "."
+    if os.path.isdir(pycache):
+        for name in os.listdir(pycache):
+            if name.startswith(stem) and name.endswith((".nbi", ".nbc")):
+                shutil.copyfile(os.path.join(pycache, name), os.path.join(sub, name))
+    os.environ["NUMBA_CACHE_DIR"] = root
+    return root
+
+
+CACHE_DIR = _use_read_only_cache()
+"""The private copy of the compiled code's cache in use (a read-only install), or ``None``."""
+
+from numba import njit  # noqa: E402  (numba reads NUMBA_CACHE_DIR when it is imported)
 
 # --- tab: int64[3, 32], per card (RULES.md §2 for the trump mode) ----------------------
 T_STRENGTH = 0       # strength within its suit's order (higher wins)
@@ -56,6 +109,7 @@ W_TRICK = 14         # the trick's cards in play order
 W_NODES = 18         # nodes searched
 W_DEPTH = 19         # plies from the root (indexes the ordering buffers)
 W_GEN = 20           # the transposition table's generation (one per deal)
+W_LIMIT = 21         # a node budget: past it every node returns at once (0 = none; see ``aborted``)
 W_HIST = 32          # history heuristic: [seat * 32 + card]
 W_BUF = 160          # ordering buffers: per ply, pairs (card, score)
 BUF_STRIDE = 24
@@ -80,7 +134,13 @@ def new_table() -> np.ndarray:
 
 
 def new_workspace() -> np.ndarray:
+    """A fresh workspace (int64[WS_LEN]): rules, hands, trick, counters, buffers."""
     return np.zeros(WS_LEN, np.int64)
+
+
+def aborted(ws: np.ndarray) -> bool:
+    """Whether the last search ran out of its node budget ``ws[W_LIMIT]`` (its value is meaningless)."""
+    return bool(ws[W_LIMIT]) and int(ws[W_NODES]) > int(ws[W_LIMIT])
 
 
 @njit(cache=True, inline="always")
@@ -178,7 +238,7 @@ def _last_trick(tab, ws, leader, capot):
 _POSITION = "i8[:, :], i8[:, :], i8[:], i8, i8, i8, i8, i8, i8, i8, i8, i8, "
 
 
-@njit("i8(" + _POSITION + "i8, i8)", cache=True)
+@njit("i8(" + _POSITION + "i8, i8)", cache=True, nogil=True)
 def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, alpha, beta):
     """NS's future trick points from this position, fail-soft within ``(alpha, beta)``.
 
@@ -188,6 +248,8 @@ def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts
     """
     n = ws[R_SEATS]
     ws[W_NODES] += 1
+    if ws[W_LIMIT] and ws[W_NODES] > ws[W_LIMIT]:
+        return alpha  # out of budget: the caller discards the result (and the table's generation)
     key = np.int64(0)
     slot = -1
     tt_card = -1
@@ -361,7 +423,7 @@ def search(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts
     return g
 
 
-@njit("i8(" + _POSITION + "i8)", cache=True)
+@njit("i8(" + _POSITION + "i8)", cache=True, nogil=True)
 def solve(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left, guess):
     """The exact value of :func:`search` by null-window searches that halve the interval of
     possible values (fail-soft: each answer moves a bound past the probe), the first probe at
@@ -382,7 +444,7 @@ def solve(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts,
     return lo
 
 
-@njit("i8(" + _POSITION + "i8[:], i8[:])", cache=True)
+@njit("i8(" + _POSITION + "i8[:], i8[:])", cache=True, nogil=True)
 def card_values(tab, tt, ws, ntrick, leader, led, best, best_seat, trick_pts, rem_pts, capot, tricks_left,
                 cards_out, values_out):
     """The exact value (NS's future trick points) of every legal card of the seat to play.
