@@ -57,8 +57,6 @@ class Session:
 
 
 def _sessions(hub: Hub) -> dict[str, Session]:
-    if not hasattr(hub, "sessions"):
-        hub.sessions = {}
     return hub.sessions
 
 
@@ -135,8 +133,11 @@ def mount_pages(app: FastAPI, hub: Hub) -> FastAPI:
             why = ("an admin token enters no bots: log in with a participant's" if who is not None else
                    "that token is wrong or revoked: ask the organiser for a new one")
             return _page(request, hub, "login.html", status=401, error=why)
+        sessions, now = _sessions(hub), time.monotonic()
+        for old in [k for k, v in sessions.items() if v.expires < now]:  # ended ones go as new ones come
+            sessions.pop(old, None)
         sid = secrets.token_urlsafe(32)
-        _sessions(hub)[sid] = Session(who.name, digest, secrets.token_urlsafe(32), time.monotonic() + SESSION_S)
+        sessions[sid] = Session(who.name, digest, secrets.token_urlsafe(32), time.monotonic() + SESSION_S)
         r = RedirectResponse("/me", status_code=303)
         r.set_cookie(COOKIE, sid, max_age=SESSION_S, path="/", httponly=True, samesite="strict",
                      secure=request.url.scheme == "https")
