@@ -18,6 +18,7 @@ without a traceback (the traceback goes to the server's log).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
@@ -28,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -37,6 +39,13 @@ from ..store import Store, StoreError
 from . import views
 
 __all__ = ["create_app"]
+
+
+def _ticks(text: str) -> Markup:
+    """``text`` escaped, its `backticked` (or ``double-backticked``) spans as ``<code>`` (the API
+    routes' descriptions)."""
+    return Markup(re.sub(r"``([^`]+)``|`([^`]+)`", lambda m: f"<code>{m.group(1) or m.group(2)}</code>",
+                         str(escape(text))))
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.web")
@@ -176,7 +185,8 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
                                  ci=_ci, diff=_diff, took=_took,
-                                 entrant=_entrant, printable=printable)  # printable: manifest text, escaped
+                                 entrant=_entrant, printable=printable,  # printable: manifest text, escaped
+                                 ticks=_ticks)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     @app.middleware("http")
