@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from referee.manifest import ManifestError
@@ -240,25 +240,31 @@ def tournament_run(
         console.print(f"tables: {escape(where)}", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[where]}"),
+            TextColumn("{task.fields[took]}"), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("{task.fields[where]}"),
             console=console,
         )
         stop = threading.Event()
         # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
         with progress if t.status != "complete" else contextlib.nullcontext():
-            task = progress.add_task("", total=None, rate="", where="")  # said on the line above
+            task = progress.add_task("", total=None, rate="", where="", took="")  # where: said on the line above
             if executor is not None:
                 executor.on_workers = lambda text: progress.update(task, where=escape(text))
             first: list[int] = []  # board pairs already stored when this run began
-            next_line = [time.monotonic() + PLAIN_EVERY_S]
+            began = time.monotonic()
+            next_line = [began + PLAIN_EVERY_S]
 
             def on_progress(done: int, total: int) -> None:
                 if not first:
                     first.append(done - 1)
+                    # the pairs stored before this run are no speed of its own: the ETA counts from them
+                    progress.reset(task, total=total, completed=done - 1, rate="", where="", took="")
                 progress.update(task, completed=done, total=total)
                 tk = progress.tasks[task]
-                if tk.elapsed:  # the rate of this run's own board pairs
-                    progress.update(task, rate=f"{(done - first[0]) / max(tk.elapsed, 1e-9):.1f}/s")
+                # the rate of this run's own board pairs, and its time, from its start
+                spent = time.monotonic() - began
+                progress.update(task, rate=f"{(done - first[0]) / max(spent, 1e-9):.1f}/s",
+                                took=f"{int(spent) // 3600}:{int(spent) % 3600 // 60:02d}:{int(spent) % 60:02d}")
                 if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
                     # no bar in a log file or CI: a plain line now and then
                     next_line[0] = time.monotonic() + PLAIN_EVERY_S
