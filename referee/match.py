@@ -218,7 +218,8 @@ class _Seat:
             slow = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED and client.alive() and not self.cancelled.is_set()
             client.close()
             self.start_error = (f"the bot did not answer StartMatch within 2 s: a slow start or an overloaded machine"
-                                if slow else e.details())
+                                if slow else e.details() if client.quote_output
+                                else f"StartMatch failed ({e.code().name}; its message is in its owner's log)")
             return None, slow
         except BaseException:  # e.g. KeyboardInterrupt while it starts: the seat does not hold it yet
             client.close()
@@ -275,8 +276,9 @@ def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
-        tail = client.log_tail(300) if client.quote_output else ""
-        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or tail or '(no message)'}"
+        if not client.quote_output:  # its message is the bot's own text (an exception's): its owner's alone
+            return FaultKind.BOT_ERROR, "the bot answered with an error (its message is in its owner's log)"
+        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or client.log_tail(300) or '(no message)'}"
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
 
 

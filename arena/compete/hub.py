@@ -49,7 +49,8 @@ class Hub:
             folder.mkdir(parents=True, exist_ok=True)
         self.wake = threading.Event()  # set when an upload is queued: the intake looks at once
         self.challenges_per_day = 5  # arena compete serve --challenges-per-day (arena.compete.challenge)
-        self.sessions: dict = {}  # the browser's sessions by id (arena.compete.pages), in memory only
+        self.sessions: dict = {}
+        self.ladder_cache: tuple[float, dict | None] = (0.0, None)  # (time.monotonic(), GET /api/v1/ladder)  # the browser's sessions by id (arena.compete.pages), in memory only
         self.wake_ladder: Callable[[], None] = lambda: None  # the ladder looks at once (a version turned active, the competition closed)
 
     def run(self, work: Callable[[Store], T]) -> T:

@@ -91,15 +91,17 @@ async def _form(request: Request) -> dict[str, list[str]] | None:
 
 def _same_site(request: Request) -> bool:
     """Whether a browser sent the request from this site's own pages, so that a page of another
-    site cannot log a visitor in or out (login CSRF). ``Sec-Fetch-Site``, which every current
-    browser sends, decides: ``same-origin`` or ``none`` (typed, a bookmark). Without it, an
-    ``Origin`` naming another host is refused (``null``, which the pages' ``no-referrer`` policy
-    makes a browser send for their own forms, is not)."""
+    site cannot log a visitor in or out (login CSRF). ``Sec-Fetch-Site``, which current browsers
+    send over https and to localhost, decides: ``same-origin`` or ``none`` (typed, a bookmark).
+    Without it, ``Origin`` must name this host: the pages' ``same-origin`` referrer policy makes a
+    browser send it on their own forms, and ``null`` (another site's no-referrer page, a sandboxed
+    frame) is refused. No ``Origin`` at all (no browser: a script, ``curl``) is let through: it
+    carries no visitor's cookie."""
     fetch_site = request.headers.get("sec-fetch-site")
     if fetch_site is not None:
         return fetch_site in ("same-origin", "none")
     origin = request.headers.get("origin")  # its host only: behind a TLS proxy the scheme differs
-    return origin in (None, "null") or urlsplit(origin).netloc == request.headers.get("host", "")
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
 
 
 def _csrf_ok(session: Session, given: str | None) -> bool:

@@ -194,7 +194,9 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
         response = await call_next(request)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        # same-origin (not no-referrer): a browser then sends this site's Origin on its own forms, so a
+        # login from another site's page ("null", from a no-referrer page) is told apart (arena.compete.pages)
+        response.headers.setdefault("Referrer-Policy", "same-origin")
         return response
 
     def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:

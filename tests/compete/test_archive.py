@@ -66,6 +66,9 @@ BAD = {
     "not gzip": (lambda: b"PK\x03\x04 a zip file", "not a gzip-compressed tar"),
     "truncated": (lambda: tgz((entry("a.py"), os.urandom(5000)))[:-2000], "not a readable .tar.gz"),
     "gzip of no tar": (lambda: gzip.compress(b"hello" * 10), "not a readable .tar.gz"),
+    # red team 22b: a whole gzip of a tar cut inside its last member's data passed the check
+    "member data missing": (lambda: gzip.compress(gzip.decompress(tgz((entry("a.bin"), os.urandom(50_000))))[:30_000]),
+                            "unexpected end of data"),
     "no manifest": (lambda: tgz((entry("bot.py"), b"print()"), manifest=False), "no bot.toml"),
     "twice the same name": (lambda: tgz((entry("a.py"), b"1"), (entry("./a.py"), b"2")), "twice"),
     "control character": (lambda: tgz((entry("a\x1b[31m.py"), b"1")), "control or format"),

@@ -245,9 +245,11 @@ def test_the_ladder_plays_on_a_dask_cluster_over_tls_and_serve_refuses_one_witho
     assert r.exit_code == 2 and "over TLS only" in output(r)
 
 
-def test_a_ladder_fault_in_mid_match_quotes_none_of_the_bots_output(tmp_path):
+@pytest.mark.parametrize("how", ["crash", "raise"])
+def test_a_ladder_fault_in_mid_match_quotes_none_of_the_bots_output(tmp_path, how):
     """Red team 22: a bot crashing during a ladder match had its last 300 characters of output
-    quoted in the fault, which the ladder's public board pages show; now only its owner reads it."""
+    quoted in the fault, which the ladder's public board pages show; red team 22b: so was the
+    message of an exception its decide() raised. Now only its owner reads them."""
     db = tmp_path / "arena.duckdb"
     competition(db, block_boards=1)
     hub = Hub(db, "cup")
@@ -257,12 +259,14 @@ def test_a_ladder_fault_in_mid_match_quotes_none_of_the_bots_output(tmp_path):
         code = (mid / "bot.py").read_text()
         (mid / "bot.py").write_text(code.replace(
             '        return self.rng.choice(request.legal_actions)',
-            '        print("BOB-PRIVATE-NOTES", flush=True)\n        import os\n        os._exit(3)'))
+            '        print("BOB-PRIVATE-NOTES", flush=True)\n        import os\n        os._exit(3)' if how == "crash"
+            else '        raise ValueError("BOB-PRIVATE-NOTES")'))
         bob = enter(hub, "bob", mid)
         unit = Ladder(hub, Limits(isolate=False)).step()
         assert unit.status == "done" and unit.forfeit_b
         faults = hub.run(lambda s: version_ladder(s, "cup", [s.get_version(bob.id)]))[bob.id]["faults"]
-        assert faults and any(f["kind"] == "crash" and "exited with status 3" in f["detail"] for f in faults)
+        assert faults and (any(f["kind"] == "crash" and "exited with status 3" in f["detail"] for f in faults)
+                           if how == "crash" else all(f["kind"] == "bot-error" for f in faults))
         assert not any("BOB-PRIVATE" in f["detail"] for f in faults)
         stored = _db_rows(hub, "SELECT detail FROM faults")
         assert stored and not any("BOB-PRIVATE" in d for (d,) in stored)  # what every page shows
