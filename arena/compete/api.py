@@ -341,6 +341,7 @@ def close(request: Request, body: Closing, who: Caller) -> dict:
     hub = _hub(request)
     _admin(who)
     t = _admin_run(hub, lambda s: final.close(s, hub.competition, boards=body.boards, choices=body.choices))
+    hub.ladder_cache = (0.0, None)  # the ladder's report shows the final from now on
     hub.wake_ladder()
     return hub.run(lambda s: final.final_report(s, hub.competition)) | {"tournament": t.name}
 

@@ -89,7 +89,7 @@ def test_a_killed_server_replays_its_unit_and_plays_no_block_twice(tmp_path):
         assert r.status_code == 200, r.text
         commitment = r.json()["commitment"]
         assert r.json()["seed"] is None and len(r.json()["entrants"]) == 3
-        fin = until(lambda: (lambda f: f if f["status"] == "complete" else None)(ladder(server.url)["final"]), 180,
+        fin = until(lambda: (lambda f: f if f and f["status"] == "complete" else None)(ladder(server.url)["final"]), 180,
                     "the final to be complete")
         assert fin["board_pairs"] == 3 * 2 and fin["commitment"] == commitment
         assert hashlib.sha256(fin["seed"].encode()).hexdigest() == commitment
