@@ -61,7 +61,7 @@ def sandbox_report(limits: Limits) -> str:
 
 class DecideError(grpc.RpcError):
     """A failed decision over the stream, shaped like a unary call's error:
-    ``code()`` and ``details()`` as :func:`referee.match._fault_from_rpc` reads them."""
+    ``code()`` and ``details()`` as :func:`referee.match.fault_from_rpc` reads them."""
 
     def __init__(self, code: grpc.StatusCode, details: str):
         super().__init__(f"{code.name}: {details}")

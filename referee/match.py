@@ -267,7 +267,10 @@ def _crash_detail(client: BotClient, when: str = "") -> str:
     return f"the bot process {client.exit_description()}{when}" + (f"; its last output: {tail}" if tail else "")
 
 
-def _fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
+def fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
+    """The fault (kind, detail in words) of a decision call that failed with ``err``: a timeout,
+    a crash (the process is gone), an answer too large, the bot's own error status, or a
+    connection fault.  May wait up to 0.25 s for the process's exit (call it off the event loop)."""
     code = err.code()
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return FaultKind.TIMEOUT, "no answer within the deadline"
@@ -295,8 +298,8 @@ class Stopped(Exception):
     played: its board pairs are not returned (a resumed match plays the block again)."""
 
 
-#: Faults after which the bot's process is stopped and started again for its next decision.
-_RESTART_AFTER = {FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.CONNECTION}
+#: Faults after which the seat's bot process is stopped and a new one started for its next decision.
+RESTART_AFTER = {FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.CONNECTION}
 
 
 class DuplicateMatch:
@@ -529,14 +532,8 @@ class DuplicateMatch:
             client = await self._loop.run_in_executor(self._starter, seat.ensure, self._start_request(seat))
             if client is None:
                 return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"
-        turned_suit = state.turned >> 3
-        obs = observe(state, state.to_act)
-        request = pb.DecideRequest(
-            legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
-            deadline_ms=self.config.decision_ms,
-            time_bank_ms=int(seat.bank_ms),
-        )
-        wire.observation_pb(obs, options=self.options, deal_number=deal_number, out=request.observation)
+        request = decide_request(state, legal, options=self.options, deal_number=deal_number,
+                                 deadline_ms=self.config.decision_ms, time_bank_ms=int(seat.bank_ms))
         timeout_ms = self.config.decision_ms + seat.bank_ms
         t0 = time.perf_counter()
         try:
@@ -544,8 +541,8 @@ class DuplicateMatch:
         except grpc.RpcError as err:
             ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
             # on a thread: telling a crash from a lost connection waits up to 0.25 s for the exit
-            kind, detail = await self._loop.run_in_executor(self._starter, _fault_from_rpc, err, client)
-            if kind in _RESTART_AFTER:  # a bot that timed out may be stuck in its handler
+            kind, detail = await self._loop.run_in_executor(self._starter, fault_from_rpc, err, client)
+            if kind in RESTART_AFTER:  # a bot that timed out may be stuck in its handler
                 await seat.aclose(self._starter)
             return None, ms, kind, detail
         except Exception as err:  # noqa: BLE001 - anything else the transport raises on a bot's answer
@@ -557,19 +554,42 @@ class DuplicateMatch:
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
         seat.bank_ms += self.config.time_increment_ms
-        if not isinstance(response, pb.DecideResponse):  # grpc.aio gives None for bytes that do not parse
-            return None, ms, FaultKind.MALFORMED, "the answer is not a DecideResponse message (it does not deserialize)"
-        rnd = state.ruleset.bidding_rounds[state.bidding_round] if state.phase is Phase.BIDDING else None
-        try:
-            action = wire.action_from_pb(
-                response.action, state.phase, turned_suit, bool(rnd and rnd.take_turned and not rnd.take_any_suit))
-        except wire.WrongKind as e:
-            return None, ms, FaultKind.WRONG_KIND, str(e)
-        except (wire.MalformedAction, ValueError, KeyError, IndexError, TypeError) as e:
-            return None, ms, FaultKind.MALFORMED, str(e) or type(e).__name__
-        if action not in legal:
-            return None, ms, FaultKind.ILLEGAL, f"{action} is not a legal action"
-        return action, ms, None, ""
+        action, kind, detail = judge_answer(response, state, legal)
+        return action, ms, kind, detail
+
+
+def decide_request(state: DealState, legal: list, *, options: pb.RulesetOptions, deal_number: int,
+                   deadline_ms: int, time_bank_ms: int = 0) -> pb.DecideRequest:
+    """The ``DecideRequest`` of the decision at ``state`` for its seat ``to_act``: its observation
+    (RULES.md §9, :func:`referee.wire.observation_pb`) and ``legal`` (its legal actions, ≥ 2 when
+    asked), with the deadline and time bank in milliseconds (docs/PROTOCOL.md §3)."""
+    turned_suit = state.turned >> 3
+    request = pb.DecideRequest(legal_actions=[wire.action_pb(a, turned_suit) for a in legal],
+                               deadline_ms=deadline_ms, time_bank_ms=time_bank_ms)
+    wire.observation_pb(observe(state, state.to_act), options=options, deal_number=deal_number,
+                        out=request.observation)
+    return request
+
+
+def judge_answer(response: pb.DecideResponse | None, state: DealState, legal: list) -> tuple[object, str | None, str]:
+    """Read a bot's answer to the decision at ``state``: ``(action, None, "")`` when it is one of
+    ``legal``, else ``(None, kind, detail)`` with the fault's kind (:class:`FaultKind`: malformed,
+    wrong-kind or illegal) and what was wrong, in words.  ``response`` None: bytes that did not
+    deserialize.  Never raises on what a bot sent (issue 19 item 5)."""
+    if not isinstance(response, pb.DecideResponse):  # grpc.aio gives None for bytes that do not parse
+        return None, FaultKind.MALFORMED, "the answer is not a DecideResponse message (it does not deserialize)"
+    turned_suit = state.turned >> 3
+    rnd = state.ruleset.bidding_rounds[state.bidding_round] if state.phase is Phase.BIDDING else None
+    try:
+        action = wire.action_from_pb(
+            response.action, state.phase, turned_suit, bool(rnd and rnd.take_turned and not rnd.take_any_suit))
+    except wire.WrongKind as e:
+        return None, FaultKind.WRONG_KIND, str(e)
+    except (wire.MalformedAction, ValueError, KeyError, IndexError, TypeError) as e:
+        return None, FaultKind.MALFORMED, str(e) or type(e).__name__
+    if action not in legal:
+        return None, FaultKind.ILLEGAL, f"{action} is not a legal action"
+    return action, None, ""
 
 
 def blocks(boards: Iterable[Board], block_boards: int) -> Iterator[list[Board]]:

@@ -42,8 +42,10 @@ def _print_check(report) -> None:
             f"{escape(', '.join(info.get('rulesets', [])) or '?')}" if info else
             "no GetBotInfo answer (the bot did not start or did not answer: see the problems below)")
     console.print(f"[bold]{escape(report.manifest.key)}[/] by {escape(report.manifest.author)} — {said}")
+    if report.answers:
+        _print_coverage(report)
     if report.decisions:
-        t = Table(title="decisions asked of the bot", header_style="bold")
+        t = Table(title="the match's decisions", header_style="bold")
         t.add_column("kind")
         t.add_column("asked", justify="right")
         for kind, n in sorted(report.decisions.items()):
@@ -63,6 +65,37 @@ def _print_check(report) -> None:
         err.print(f"[red]fault:[/] {escape(f)}", highlight=False)
     console.print("[green]conformance check passed[/]" if report.ok else
                   f"[red]conformance check failed[/]: {len(report.problems)} problem(s), {len(report.faults)} fault(s)")
+
+
+def _print_coverage(report) -> None:
+    """The chosen positions as a table: a row per situation, a column per ruleset; a cell says
+    "ok" (with how many of the ruleset's option configurations were asked it), or each wrong
+    answer's fault with the options it was asked under."""
+    from ..play.coverage import SITUATIONS
+
+    rulesets = list(dict.fromkeys(c.split(" (")[0] for c in report.configs))
+    by: dict[tuple[str, str], list] = {}
+    for a in report.answers:
+        by.setdefault((a.situation, a.config.split(" (")[0]), []).append(a)
+    t = Table(title=f"every kind of decision, on chosen positions ({len(report.answers)} asked)", header_style="bold",
+              caption="asked under: " + "; ".join(report.configs), caption_justify="left")
+    t.add_column("situation")
+    for r in rulesets:
+        t.add_column(r)
+
+    def cell(answers: list) -> str:
+        if not answers:
+            return "[dim]—[/]"
+        wrong = [a for a in answers if not a.ok]
+        if not wrong:
+            return "ok" + (f" ×{len(answers)}" if len(answers) > 1 else "")
+        return ", ".join(f"[red]{escape(a.kind)}[/]" + (f" ({escape(a.config.split(' (', 1)[1])}" if " (" in a.config else "")
+                         for a in wrong)
+
+    for s in SITUATIONS:
+        if any((s, r) in by for r in rulesets):
+            t.add_row(s, *(cell(by.get((s, r), [])) for r in rulesets))
+    show_table(console, t)
 
 
 #: How a bot argument may be given (:func:`arena.cli.base.bot_folders`).

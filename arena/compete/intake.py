@@ -223,8 +223,8 @@ class Intake:
         if not report.ok:
             if made or fresh:
                 remove_copy(dest, hub.bots_root)
-            raise Rejected(f"{manifest.key} failed the conformance check: "
-                           + "; ".join(report.problems + report.faults[:3]))
+            raise Rejected(f"{manifest.key} failed the conformance check:\n"
+                           + "\n".join(report.problems + report.faults[:3]))
         return manifest, digest, dest, made or fresh
 
     def _validate(self, c: Competition, version: Version, manifest, dest: Path, digest: str) -> dict:

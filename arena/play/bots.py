@@ -26,13 +26,15 @@ from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
 
 from .build import install_requirements
+from .coverage import COSTLY, MAX_COSTLY_FAULTS, Answer, config_label, cover, option_configs
 from .matchview import percentile
 from .schedule import new_seed
 
 @dataclass
 class ConformanceReport:
-    """What ``arena bots check`` prints: bot info, decisions answered per kind,
-    latency (ms, median and p99), and every fault."""
+    """What ``arena bots check`` prints: bot info, the chosen positions answered (one per
+    situation per ruleset configuration, :mod:`arena.play.coverage`), the match's decisions
+    answered per kind, latency (ms, median and p99), and every fault."""
 
     manifest: Manifest
     info: dict = field(default_factory=dict)
@@ -42,6 +44,10 @@ class ConformanceReport:
     faults: list[str] = field(default_factory=list)
     #: how the referee will send it decisions: "DecideStream" or "Decide" (unary), "" if not known
     transport: str = ""
+    #: the answers to the chosen positions, in the order asked
+    answers: list[Answer] = field(default_factory=list)
+    #: the ruleset configurations covered (:func:`arena.play.coverage.config_label`), in order
+    configs: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -75,13 +81,19 @@ OPPONENT = Path(__file__).resolve().parents[2] / "sample_bots" / "random"
 def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int = 4,
               decision_ms: int = 1000, seed: int | None = None, max_faults: int = 3,
               limits: Limits | None = None) -> ConformanceReport:
-    """Start the bot, ask its info, then play a duplicate match of ``boards`` boards
-    against the sample ``random`` bot under ``ruleset`` (default: the first the
-    manifest names), each seat a process of its own, and collect answers per decision
-    kind, latencies and faults.  The match stops asking the bot after ``max_faults``
-    faults.  A bot that never answered a card decision fails the check.  The boards are
-    dealt from ``seed``, by default a new secret one (the check cannot be told apart
-    from a match by its deals).
+    """Start the bot and ask its info; ask it every kind of decision on chosen positions
+    (:func:`arena.play.coverage.cover`) under ``ruleset`` as given (with its options), or by
+    default under every ruleset the manifest names with every value of each §6.4 option
+    (:func:`arena.play.coverage.option_configs`); then play a duplicate match of ``boards``
+    boards against the sample ``random`` bot under ``ruleset`` (default: the manifest's
+    first), each seat a process of its own, and collect answers per decision kind,
+    latencies and faults.  The match stops asking the bot after ``max_faults`` faults.
+
+    The check fails on the first wrong answer to a position (the problem shows the
+    observation, the legal actions and the answer), on a fault in the match, and when the
+    bot never answered a card decision in the match.  The match's boards are dealt from
+    ``seed``, by default a new secret one (the check cannot be told apart from a match by
+    its deals).
 
     Raises:
         ManifestError: the manifest is missing or wrong; the folder holds a device, FIFO or
@@ -117,6 +129,18 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
         return report
     finally:
         client.close()
+    configs = [ruleset] if ruleset is not None else [c for name in manifest.rulesets for c in option_configs(name)]
+    report.configs = [config_label(c) for c in configs]
+    report.answers = cover(manifest, configs, limits=limits, decision_ms=decision_ms)
+    wrong = [a for a in report.answers if not a.ok]
+    if sum(a.kind in COSTLY for a in wrong) >= MAX_COSTLY_FAULTS:
+        report.problems.append(f"stopped asking the chosen positions after {MAX_COSTLY_FAULTS} timeouts, "
+                               "crashes or failed starts")
+    if wrong:
+        a = wrong[0]
+        report.problems.append(f"{len(wrong)} wrong answer(s) to the {len(report.answers)} chosen positions; the first: "
+                               f"{a.config}, seat {a.seat}, {a.situation}: {a.kind}: {a.detail}"
+                               + (f"\n{a.shown}" if a.shown else ""))
     ruleset = ruleset or RULESETS[manifest.rulesets[0]]
     entrant = Entrant(manifest.key, manifest=manifest)
     opponent_manifest = load_manifest(OPPONENT)

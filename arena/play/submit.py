@@ -102,9 +102,9 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
                 raise SubmitError(f"the conformance check of {manifest.key} could not run: "
                                   f"{type(e).__name__}: {e}") from e
             if not report.ok:
-                reasons = "; ".join(report.problems + report.faults[:3])
-                raise SubmitError(f"{manifest.key} failed the conformance check: {reasons} "
-                                  f"(run `arena bots check {shlex.quote(str(folder))}` for the full report)")
+                reasons = "\n".join(report.problems + report.faults[:3])
+                raise SubmitError(f"{manifest.key} failed the conformance check (run `arena bots check "
+                                  f"{shlex.quote(str(folder))}` for the full report):\n{reasons}")
             stored = dest.resolve()
             if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
                 stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder

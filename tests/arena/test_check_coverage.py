@@ -1,0 +1,180 @@
+"""Issue 24 item 4: ``arena bots check`` asks every kind of decision a bot will meet, on positions
+chosen for it, under every ruleset the bot claims and every value of each RULES.md §6.4 option.
+
+The engine-only tests state by hand which situations each ruleset has and check every found
+position against the rule that names it; the end-to-end tests run the check on bots that are
+wrong in one place only, and on the sample bot, in the sandbox.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.play.coverage import (
+    SITUATIONS, config_label, expected_situations, find_positions, option_configs, situation,
+)
+from referee.rules import RULESETS, Bid, Call, Declare, Exchange, NameTrump, Phase, Play, SchmeissAnswer
+from referee.rules.ruleset import TRUMP_STRENGTH
+from tests.arena.conftest import SAMPLES, cli, output
+from tests.referee.botkit import bot_folder
+
+CARD = ("card: lead", "card: follow suit", "card: ruff", "card: discard", "card: may announce belote")
+FOUR_PLAYER_CARD = CARD + ("card: follow, must beat", "card: overtrump", "card: undertrump")
+
+#: By hand from RULES.md: §4 two bidding rounds (§6.3: a third in all-trumps), §6.1 declarations
+#: (none in all-trumps), §6.4 contre and surcontre, §5.1 monter and §5.3 the trump obligations
+#: (four players), §7 schmeiss, naming a trump and the trump-7 exchange (two players, where a
+#: trick of two cards never holds a trump before a ruff: no overtrump, no undertrump).
+EXPECTED = {
+    "classic (declarations=on, contree=off)": {"bid, round 1", "bid, round 2", "declaration", *FOUR_PLAYER_CARD},
+    "classic (declarations=off, contree=on)": {"bid, round 1", "bid, round 2", "contre", "surcontre",
+                                               *FOUR_PLAYER_CARD},
+    "strict (declarations=on, contree=off)": {"bid, round 1", "bid, round 2", "declaration", *FOUR_PLAYER_CARD},
+    "strict (declarations=off, contree=on)": {"bid, round 1", "bid, round 2", "contre", "surcontre",
+                                              *FOUR_PLAYER_CARD},
+    # §5.3: "in all-trumps you may play any card" holding only lower trumps: no undertrump
+    "all-trumps": {"bid, round 1", "bid, round 2", "bid, round 3", *FOUR_PLAYER_CARD} - {"card: undertrump"},
+    "two-player (declarations=on)": {"bid, round 1", "bid, round 2", "schmeiss answer", "name trump",
+                                     "trump-7 exchange", "declaration", *CARD},
+    "two-player (declarations=off)": {"bid, round 1", "bid, round 2", "schmeiss answer", "name trump",
+                                      "trump-7 exchange", *CARD},
+}
+CONFIGS = [c for name in RULESETS for c in option_configs(name)]
+
+
+def test_every_option_value_is_covered_rules_6_4():
+    """RULES.md §6.4: each ruleset with options is checked with its defaults and with each option
+    switched; all-trumps has none."""
+    assert [config_label(c) for c in CONFIGS] == list(EXPECTED)
+
+
+@pytest.mark.parametrize("ruleset", CONFIGS, ids=config_label)
+def test_each_ruleset_has_the_situations_its_rules_make(ruleset):
+    assert set(expected_situations(ruleset)) == EXPECTED[config_label(ruleset)]
+
+
+def _suit(card: int) -> int:
+    return card >> 3
+
+
+def _agrees_with_the_rules(state, legal, name: str) -> None:
+    """What makes a position the situation it is named, checked from the seat's hand, the trick
+    and the legal actions alone (RULES.md §4–§7), not by the classifier's code."""
+    kinds = {type(a) for a in legal}
+    if name.startswith("bid"):
+        assert kinds == {Bid} and state.bidding_round + 1 == int(name[-1])
+        return
+    if name in ("contre", "surcontre"):  # §6.4: a contre doubles, a surcontre redoubles it
+        assert kinds == {Call} and state.multiplier == (1 if name == "contre" else 2)
+        return
+    if not name.startswith("card"):
+        assert kinds == {{"schmeiss answer": SchmeissAnswer, "name trump": NameTrump, "trump-7 exchange": Exchange,
+                          "declaration": Declare}[name]}
+        return
+    assert kinds == {Play}
+    hand = [c for c in range(32) if state.hands[state.to_act] >> c & 1]
+    cards = {a.card for a in legal}
+    if name == "card: may announce belote":  # §5: the first card of the trump K+Q pair
+        assert any(a.belote for a in legal)
+        return
+    assert not any(a.belote for a in legal)
+    if name == "card: lead":
+        assert not state.trick and cards == set(hand)
+        return
+    led = _suit(state.trick[0][1])
+    same = {c for c in hand if _suit(c) == led}
+    if name == "card: follow suit":
+        assert same and cards == same
+    elif name == "card: follow, must beat":  # §5.1 monter: only cards above the trick's best
+        assert same and cards < same
+    elif name == "card: discard":
+        assert not same and cards == set(hand)
+    else:  # §5.2–§5.3: void in the led suit, a trump must be played
+        trump = int(state.trump)
+        trumps = {c for c in hand if _suit(c) == trump}
+        assert not same and cards <= trumps and cards
+        in_trick = [TRUMP_STRENGTH[c & 7] for _, c in state.trick if _suit(c) == trump]
+        top = max(in_trick, default=-1)
+        if name == "card: ruff":
+            assert cards == trumps
+        elif name == "card: overtrump":  # only the trumps above the trick's, a lower one held
+            assert in_trick and all(TRUMP_STRENGTH[c & 7] > top for c in cards) and cards < trumps
+        else:  # undertrump: none above the trick's trump, one must still be played
+            assert name == "card: undertrump" and in_trick and all(TRUMP_STRENGTH[c & 7] < top for c in trumps)
+
+
+@pytest.mark.parametrize("ruleset", CONFIGS, ids=config_label)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_engine_finds_one_position_of_each_situation_for_the_seat(ruleset, seed):
+    """Every situation the ruleset has is found (no luck left to the bot: the engine plays the
+    deals), for the seat asked, with two legal actions or more, and each is what its name says."""
+    seat = seed % 2
+    positions = find_positions(ruleset, seat, random.Random(seed))
+    assert [p.situation for p in positions] == [s for s in SITUATIONS if s in EXPECTED[config_label(ruleset)]]
+    for p in positions:
+        state = p.state()
+        legal = state.legal_actions()
+        assert state.to_act == seat and len(legal) > 1 and state.phase is not Phase.DONE
+        assert situation(state, legal) == p.situation
+        _agrees_with_the_rules(state, legal, p.situation)
+
+
+def test_positions_are_reproducible_from_the_random_state():
+    a = find_positions(RULESETS["classic"], 0, random.Random(7))
+    b = find_positions(RULESETS["classic"], 0, random.Random(7))
+    assert a == b
+
+
+# ---------------------------------------------------------------- end to end, in the sandbox
+
+
+def test_the_sample_bot_is_asked_every_situation_of_every_ruleset():
+    """The report names every situation of every configuration, each answered."""
+    r = cli("bots", "check", SAMPLES / "random", "--boards", 1)
+    assert r.exit_code == 0, output(r)
+    assert f"on chosen positions ({sum(map(len, EXPECTED.values()))} asked)" in r.stdout
+    for name in SITUATIONS:
+        assert name in r.stdout
+    assert "asked under: classic (declarations=on, contree=off); classic" in r.stdout
+    assert "wrong answer" not in output(r)
+
+
+def test_a_bot_wrong_only_in_two_player_fails_the_check_showing_the_request(tmp_path):
+    bot = bot_folder(tmp_path, "blindspot", "--ruleset", "two-player")
+    r = cli("bots", "check", bot, "--boards", 1)
+    assert r.exit_code == 1, output(r)
+    text = output(r)
+    assert "21 wrong answer(s) to the 77 chosen positions; the first: two-player (declarations=on), seat 1, " \
+           "bid, round 1: wrong-kind" in " ".join(text.split())
+    assert "observation: seat 1 (team 1)" in text and "legal actions: pass, take" in text
+    assert "answer: play {" in text  # the card it answered to a bid
+    assert "conformance check failed" in text
+
+
+def test_a_bot_wrong_only_when_asked_to_declare_is_refused_by_submit(tmp_path):
+    bot = bot_folder(tmp_path, "blindspot", "--phase", "DECLARATION")
+    db = tmp_path / "arena.duckdb"
+    r = cli("bots", "submit", bot, "--db", db)
+    assert r.exit_code == 1, output(r)
+    text = " ".join(output(r).split())
+    assert "blindspot@1.0.0 failed the conformance check (run `arena bots check" in text
+    assert "for the full report): 3 wrong answer(s) to the 77 chosen positions" in text
+    assert "classic (declarations=on, contree=off), seat 0, declaration: wrong-kind" in text
+    assert "legal actions: declares nothing, declares" in text and "answer: bid { kind: BID_KIND_PASS }" in text
+    assert not (tmp_path / "bots").exists() or not any((tmp_path / "bots").rglob("bot.toml"))
+    r = cli("bots", "list", "--json", "--db", db)
+    assert "blindspot" not in r.stdout
+
+
+def test_a_surcontre_the_bot_gets_wrong_is_found_under_the_contree_option(tmp_path):
+    """RULES.md §6.4: the contree option is off by default, so only the check's switched
+    configuration meets the surcontre; a tournament under the defaults does not ask it."""
+    bot = bot_folder(tmp_path, "blindspot", "--surcontre")
+    r = cli("bots", "check", bot, "--boards", 1)
+    assert r.exit_code == 1, output(r)
+    text = " ".join(output(r).split())
+    assert "2 wrong answer(s)" in text and "classic (declarations=off, contree=on), seat 1, surcontre: wrong-kind" in text
+    r = cli("bots", "check", bot, "--boards", 1, "--ruleset", "classic")  # classic as played by default
+    assert r.exit_code == 0, output(r)
