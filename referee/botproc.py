@@ -220,7 +220,7 @@ class BotClient:
                         f"{self.manifest.key}: its frozen copy {self.manifest.folder} has changed since it was "
                         f"submitted (content hash {digest[:12]}, registered {self.content_hash[:12]}): refused; "
                         "submit the bot again as a new version")
-            if self.manifest.requirements is not None and not (self.manifest.folder / PACKAGES_DIR).is_dir():
+            if self.manifest.packages_dir is not None and not (self.manifest.folder / self.manifest.packages_dir).is_dir():
                 raise BotStartError(
                     f"{self.manifest.key} names requirements ({self.manifest.requirements}) that are not installed "
                     f"in {self.manifest.folder}: `arena bots submit` installs them into its frozen copy (and "
@@ -302,7 +302,7 @@ class BotClient:
         ``requirements`` (installed there by ``arena bots submit``)."""
         python_dir = str(Path(sys.executable).parent)
         extra = {}
-        if self.manifest is not None and self.manifest.requirements is not None:
+        if self.manifest is not None and self.manifest.packages_dir == PACKAGES_DIR:
             folder = sandbox.CODE_DIR if self.limits.isolate else str(self.manifest.folder)
             extra["PYTHONPATH"] = f"{folder}/{PACKAGES_DIR}"
         return extra | {

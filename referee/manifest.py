@@ -11,7 +11,9 @@ Required keys::
 Optional: ``rulesets = ["classic", ...]`` (default: all four); ``requirements =
 "requirements.txt"``, a pip requirements file in the folder naming packages a Python bot
 imports: ``arena bots submit`` installs them into the frozen copy's :data:`PACKAGES_DIR`
-(``arena.play.build``), which is then on the bot's ``PYTHONPATH``.
+(``arena.play.build``), which is then on the bot's ``PYTHONPATH``; or ``requirements =
+"package.json"`` for a Node.js bot: its packages, locked in ``package-lock.json``, installed
+into the frozen copy's ``node_modules/`` by ``npm ci``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 FIELDS = ("name", "version", "author", "command", "protocol", "rulesets", "requirements")
 #: Where a bot's ``requirements`` are installed, in its frozen copy; on its ``PYTHONPATH`` when it plays.
 PACKAGES_DIR = "site-packages"
+#: A Node.js bot's requirements (its ``package.json``), and where they are installed.
+NODE_REQUIREMENTS = "package.json"
+NODE_MODULES = "node_modules"
 #: Where a bot ships wheels to install its ``requirements`` from, offline.
 WHEELS_DIR = "wheels"
 #: Largest manifest read, bytes.
@@ -77,6 +82,14 @@ class Manifest:
     text: str
     requirements: str | None = None
     """The requirements file's path in the folder (POSIX, relative), or None: nothing to install."""
+
+    @property
+    def packages_dir(self) -> str | None:
+        """Where the build installs the requirements, in the folder: :data:`NODE_MODULES` for a
+        ``package.json``, :data:`PACKAGES_DIR` for a pip requirements file; None without any."""
+        if self.requirements is None:
+            return None
+        return NODE_MODULES if self.requirements == NODE_REQUIREMENTS else PACKAGES_DIR
 
     @property
     def key(self) -> str:
@@ -187,7 +200,8 @@ def _requirements_path(path: Path, folder: Path, value: object) -> str:
     Raises:
         ManifestError: not a string, absolute or leaving the folder, no such regular file.
     """
-    what = 'the path of a pip requirements file in the bot\'s folder, such as "requirements.txt"'
+    what = ('the path of a pip requirements file in the bot\'s folder, such as "requirements.txt", '
+            'or "package.json" for a Node.js bot')
     if not isinstance(value, str) or not value:
         raise ManifestError(f"{path}: field 'requirements' must be {what}, got {value!r}")
     rel = Path(value)

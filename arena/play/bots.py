@@ -18,7 +18,7 @@ import grpc
 from referee.botproc import BotClient, BotStartError
 from referee.sandbox import Limits
 from referee.manifest import (
-    CHUNK, PACKAGES_DIR, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
+    CHUNK, Manifest, ManifestError, check_size, content_hash, load_manifest, open_regular, walk,
 )
 from referee.records import printable
 from referee.match import Entrant, MatchConfig, play_match
@@ -102,9 +102,11 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     manifest = load_manifest(folder)
     check_size(manifest.folder)  # what submitting would refuse, before the bot runs
     report = ConformanceReport(manifest=manifest)
-    if (manifest.folder / "package.json").is_file() and not (manifest.folder / "node_modules").is_dir():
+    if (manifest.requirements is None and (manifest.folder / "package.json").is_file()
+            and not (manifest.folder / "node_modules").is_dir()):
         report.problems.append(f"{manifest.key}: package.json but no node_modules/: its packages are not installed; "
-                               f"run `npm ci --ignore-scripts` in {manifest.folder} (the sandbox has no network)")
+                               f"run `npm ci --ignore-scripts` in {manifest.folder} (the sandbox has no network), "
+                               f'or name it in bot.toml (requirements = "package.json") for the arena to install them')
         return report
     limits = limits or Limits()
     client = BotClient(manifest, startup_s=10, limits=limits)
@@ -263,7 +265,8 @@ def _copy(folder: Path, dest: Path) -> None:
 @contextlib.contextmanager
 def built(folder: Path) -> Iterator[Path]:
     """The folder to check or play a bot from: ``folder`` itself, or, when its manifest names
-    ``requirements`` that are not installed there (``site-packages/`` missing), a temporary
+    ``requirements`` that are not installed there (``site-packages/`` missing, or for a
+    Node.js bot's ``package.json`` ``node_modules/``), a temporary
     copy with them installed (:func:`arena.play.build.install_requirements`), removed on exit.
 
     Raises:
@@ -271,7 +274,7 @@ def built(folder: Path) -> Iterator[Path]:
         BuildError: the requirements could not be installed (pip's last lines in the message).
     """
     manifest = load_manifest(folder)
-    if manifest.requirements is None or (manifest.folder / PACKAGES_DIR).is_dir():
+    if manifest.packages_dir is None or (manifest.folder / manifest.packages_dir).is_dir():
         yield manifest.folder
         return
     work = Path(tempfile.mkdtemp(prefix="belote-build-"))

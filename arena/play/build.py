@@ -12,6 +12,15 @@ packages fit it; then ``COPY/site-packages`` is on the bot's ``PYTHONPATH`` when
 - otherwise: the package index as this machine's pip is configured (``pip.conf``,
   ``PIP_INDEX_URL``, proxies): the network is used during the build only.
 
+A Node.js bot names its ``package.json`` instead (``requirements = "package.json"``, at the
+top of its folder, with its ``package-lock.json`` beside it): the build is ``npm ci
+--ignore-scripts --omit=dev`` in the copy (a clean ``node_modules/``, replacing one the folder
+held), no package's install scripts run, with npm's cache first (``--prefer-offline``) and
+the registry as this machine's npm is configured.  Every dependency must be a version or
+range of the registry, and every package of the lock file resolved from the registry
+(:func:`check_node_packages`): no ``file:``, ``link:``, git or URL sources, which could reach
+files or hosts of the arena's machine.
+
 Only wheels are installed (``--only-binary=:all:``): installing a wheel runs none of its code,
 while building a source distribution would run its setup code here, outside the sandbox. The
 requirements file may hold package requirements only (``name[extra]>=1.0; marker``), comments
@@ -21,14 +30,16 @@ machine); :func:`read_requirements` says which line is refused.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.manifest import PACKAGES_DIR, WHEELS_DIR, Manifest, shown
+from referee.manifest import NODE_MODULES, NODE_REQUIREMENTS, PACKAGES_DIR, WHEELS_DIR, Manifest, shown
 
 #: Longest a build may take, seconds (a slow index, many packages).
 BUILD_TIMEOUT_S = 600.0
@@ -41,6 +52,16 @@ TAIL_LINES = 12
 # that reads as an option (-r, --index-url), a URL or a path (a direct reference: "name @ url")
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?\s*(\[[A-Za-z0-9._,\s-]*\])?"
                           r"\s*[^@/\\:]*?(;[^@/\\]*)?$")
+
+
+#: The lock file beside a Node.js bot's package.json (:data:`referee.manifest.NODE_REQUIREMENTS`).
+NODE_LOCK = "package-lock.json"
+#: The npm registry every locked package must come from (``npm_config_registry`` overrides it).
+NPM_REGISTRY = "https://registry.npmjs.org/"
+# a registry version, range or tag: "^1.12.0", ">=1 <2", "1.x || 2.x", "latest"; nothing with
+# ":" or "/" (file:, link:, git+https://, github's user/repo)
+_NPM_SPEC = re.compile(r"^[0-9A-Za-z.*^~<>=|\s+-]*$")
+_DEPENDENCY_FIELDS = ("dependencies", "optionalDependencies", "devDependencies", "peerDependencies")
 
 
 class BuildError(ValueError):
@@ -103,6 +124,8 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
     """
     assert manifest.requirements is not None
     copy = Path(copy).resolve()  # pip runs in the copy: a relative path (the default --db's) would not resolve
+    if Path(manifest.requirements).name == NODE_REQUIREMENTS:
+        return install_node_packages(copy, manifest, timeout_s=timeout_s)
     target = copy / PACKAGES_DIR
     if os.path.lexists(target):
         raise BuildError(f"{manifest.key}: its folder holds {PACKAGES_DIR}/, where `arena bots submit` installs "
@@ -141,12 +164,114 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
     return Build(source, installed(copy))
 
 
+def _load_json(path: Path, what: str) -> dict:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise BuildError(f"cannot read {shown(path)}: {e.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise BuildError(f"{shown(path)} is not JSON ({what}): {e}") from None
+    if not isinstance(data, dict):
+        raise BuildError(f"{shown(path)} is not a JSON object ({what})")
+    return data
+
+
+def check_node_packages(copy: Path, manifest: Manifest) -> None:
+    """Refuse a Node.js build that could read the arena machine's files or reach other hosts:
+    ``package.json`` at the top of the folder, every dependency a registry version or range,
+    ``package-lock.json`` beside it (version 2 or 3) with every package resolved from
+    :data:`NPM_REGISTRY` and none a link.
+
+    Raises:
+        BuildError: naming the field, package or entry refused, and what to do.
+    """
+    if manifest.requirements != NODE_REQUIREMENTS:
+        raise BuildError(f"{manifest.key}: requirements {manifest.requirements!r}: a Node.js bot names the "
+                         f"{NODE_REQUIREMENTS} at the top of its folder (requirements = \"{NODE_REQUIREMENTS}\")")
+    package = _load_json(copy / NODE_REQUIREMENTS, "npm's package.json")
+    for field in _DEPENDENCY_FIELDS:
+        deps = package.get(field, {})
+        if not isinstance(deps, dict):
+            raise BuildError(f"{NODE_REQUIREMENTS}: {field} is not an object of package names and versions")
+        for name, spec in deps.items():
+            if not isinstance(spec, str) or not _NPM_SPEC.fullmatch(spec):
+                raise BuildError(
+                    f"{NODE_REQUIREMENTS}: {field} {shown(str(name))!r} is {shown(str(spec))!r}: a bot's packages come "
+                    'from the npm registry only, by version or range (e.g. "^1.12.0"): no file:, link:, git or URL sources')
+    lock_path = copy / NODE_LOCK
+    if not lock_path.is_file() or lock_path.is_symlink():
+        raise BuildError(f"{manifest.key}: no {NODE_LOCK} beside {NODE_REQUIREMENTS}: the build installs exactly "
+                         f"what it locks (npm ci); make it with `npm install --package-lock-only --ignore-scripts`")
+    lock = _load_json(lock_path, "npm's lock file")
+    if lock.get("lockfileVersion") not in (2, 3) or not isinstance(lock.get("packages"), dict):
+        raise BuildError(f"{NODE_LOCK}: lockfileVersion {lock.get('lockfileVersion')!r}: make it again with npm 7 or "
+                         "later (`npm install --package-lock-only --ignore-scripts`)")
+    registry = os.environ.get("npm_config_registry") or NPM_REGISTRY
+    registry = registry if registry.endswith("/") else registry + "/"
+    for key, entry in lock["packages"].items():
+        if key == "":
+            continue
+        if not isinstance(entry, dict) or entry.get("link"):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} is a link to a folder, not a package of the registry")
+        resolved = entry.get("resolved")
+        if resolved is not None and (not isinstance(resolved, str) or not resolved.startswith(registry)):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} resolves to {shown(str(resolved))!r}: a bot's packages "
+                             f"come from the npm registry ({registry}) only")
+
+
+def install_node_packages(copy: Path, manifest: Manifest, *, timeout_s: float = BUILD_TIMEOUT_S) -> Build:
+    """``npm ci --ignore-scripts --omit=dev`` in ``copy`` (the bot's copy, still writable), after
+    :func:`check_node_packages`; a ``node_modules/`` the folder held is replaced by the clean
+    install.  See the module's docstring.
+
+    Raises:
+        BuildError: refused by :func:`check_node_packages`; npm missing, failed (its last
+            :data:`TAIL_LINES` lines in the message) or took longer than ``timeout_s`` seconds.
+    """
+    check_node_packages(copy, manifest)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError(f"{manifest.key}: its {NODE_REQUIREMENTS} needs npm to install its packages, not found "
+                         "here: `apt-get install nodejs npm` (Debian, as root)")
+    modules = copy / NODE_MODULES
+    if modules.is_symlink() or modules.is_file():
+        modules.unlink()
+    elif modules.is_dir():
+        shutil.rmtree(modules)
+    command = [npm, "ci", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline",
+               "--loglevel=error"]
+    try:
+        done = subprocess.run(command, cwd=copy, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"{manifest.key}: installing its packages ({NODE_REQUIREMENTS}) with npm took more than "
+                         f"{timeout_s:.0f} s (a slow or unreachable npm registry?)") from None
+    if done.returncode != 0:
+        raise BuildError(f"{manifest.key}: installing its packages ({NODE_REQUIREMENTS}) failed (npm ci exited with "
+                         f"status {done.returncode}). npm's last lines:\n{_tail(done.stdout + done.stderr)}\n"
+                         f"Fix {NODE_REQUIREMENTS} and {NODE_LOCK} (`npm install --package-lock-only` makes them agree)")
+    return Build("npm", installed(copy))
+
+
 def installed(copy: Path) -> tuple[str, ...]:
-    """The distributions a build installed in ``copy/site-packages``, as ``name==version``
-    (their ``.dist-info`` folders' names), sorted; empty when there is none."""
+    """The packages a build installed in ``copy``, sorted: a Python build's distributions in
+    ``site-packages/`` as ``name==version`` (their ``.dist-info`` folders' names); a Node.js
+    build's packages in ``node_modules/`` as ``name@version`` (npm's own record of them, its
+    ``.package-lock.json``); empty when there is none."""
+    record = copy / NODE_MODULES / ".package-lock.json"
+    if record.is_file() and not (copy / PACKAGES_DIR).exists():
+        try:
+            packages = json.loads(record.read_text(encoding="utf-8")).get("packages", {})
+        except (OSError, ValueError):
+            return ()
+        return tuple(sorted(f"{k.rsplit(NODE_MODULES + '/', 1)[-1]}@{v.get('version', '?')}"
+                            for k, v in packages.items() if isinstance(v, dict)))
     target = copy / PACKAGES_DIR
     return tuple(sorted(p.name.removesuffix(".dist-info").replace("-", "==", 1)
                         for p in target.glob("*.dist-info")))
 
 
-__all__ = ["Build", "BuildError", "install_requirements", "installed", "read_requirements"]
+__all__ = ["Build", "BuildError", "NODE_REQUIREMENTS", "check_node_packages", "install_node_packages",
+           "install_requirements", "installed", "read_requirements"]

@@ -1,0 +1,87 @@
+"""A Node.js bot's packages installed at submission (issue 24 item 5): its manifest names its
+``package.json`` (``requirements = "package.json"``), and ``arena bots submit`` runs ``npm ci
+--ignore-scripts`` in the frozen copy, whose content hash then covers ``node_modules/``. A
+dependency or locked package that is not the npm registry's (a folder, a git repository, a URL:
+what could read the arena machine's files or reach its other hosts) is refused before npm runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.play.build import BuildError, check_node_packages
+from referee.manifest import content_hash, load_manifest
+from tests.toolchains import STARTERS, require
+
+from .conftest import cli, output
+
+
+def node_bot(tmp_path: Path) -> Path:
+    """The Node.js starter without its node_modules, naming its package.json as its requirements."""
+    bot = tmp_path / "nodebot"
+    shutil.copytree(STARTERS["node"], bot, ignore=shutil.ignore_patterns("node_modules"))
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text() + 'requirements = "package.json"\n')
+    return bot
+
+
+def edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_submit_installs_the_locked_packages_into_the_frozen_copy(tmp_path):
+    require("node")
+    bot = node_bot(tmp_path)
+    db = tmp_path / "arena.duckdb"
+    r = cli("bots", "submit", bot, "--db", db)
+    assert r.exit_code == 0 and "registered starter-node@1.0.0" in r.stdout, output(r)
+    assert "installed: " in r.stdout and "@grpc/grpc-js@1." in r.stdout
+    assert not (bot / "node_modules").exists()  # the submitted folder is left as it was
+    listed = json.loads(cli("bots", "list", "--json", "--db", db).stdout)
+    copy = tmp_path / listed[0]["path"]
+    assert (copy / "node_modules" / "@grpc" / "grpc-js" / "package.json").is_file()
+    assert listed[0]["content_hash"] == content_hash(copy)  # what the referee checks covers the packages
+
+
+@pytest.mark.parametrize("field,name,spec", [
+    ("dependencies", "secrets", "file:/etc"),
+    ("dependencies", "grpc", "git+https://example.invalid/grpc.git"),
+    ("optionalDependencies", "x", "github:someone/x"),
+    ("devDependencies", "y", "https://127.0.0.1:9/y.tgz"),
+    ("dependencies", "z", "link:../z"),
+])
+def test_a_dependency_from_outside_the_registry_is_refused(tmp_path, field, name, spec):
+    bot = node_bot(tmp_path)
+    edit_json(bot / "package.json", lambda d: d.setdefault(field, {}).__setitem__(name, spec))
+    with pytest.raises(BuildError, match=re.escape(f"{field} '{name}' is '{spec}': a bot's packages come from the npm registry")):
+        check_node_packages(bot, load_manifest(bot))
+
+
+def test_a_locked_package_resolved_elsewhere_or_linked_is_refused(tmp_path):
+    bot = node_bot(tmp_path)
+    lock = bot / "package-lock.json"
+    edit_json(lock, lambda d: d["packages"]["node_modules/@grpc/grpc-js"].__setitem__(
+        "resolved", "http://127.0.0.1:9/grpc-js.tgz"))
+    with pytest.raises(BuildError, match="'node_modules/@grpc/grpc-js' resolves to 'http://127.0.0.1:9/grpc-js.tgz'"):
+        check_node_packages(bot, load_manifest(bot))
+    edit_json(lock, lambda d: d["packages"]["node_modules/@grpc/grpc-js"].update(link=True, resolved="../x"))
+    with pytest.raises(BuildError, match="is a link to a folder"):
+        check_node_packages(bot, load_manifest(bot))
+
+
+def test_without_a_lock_file_submit_refuses_and_keeps_nothing(tmp_path):
+    bot = node_bot(tmp_path)
+    (bot / "package-lock.json").unlink()
+    db = tmp_path / "arena.duckdb"
+    r = cli("bots", "submit", bot, "--db", db)
+    assert r.exit_code == 1, output(r)
+    assert "no package-lock.json beside package.json" in output(r) and "npm install --package-lock-only" in output(r)
+    assert not any((tmp_path / "bots").rglob("bot.toml")) if (tmp_path / "bots").exists() else True
+    assert json.loads(cli("bots", "list", "--json", "--db", db).stdout) == []
