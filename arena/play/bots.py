@@ -124,16 +124,20 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
             report.problems.append(f"bot-info says {said['name']}@{said['version']}, the manifest {manifest.key}")
         report.transport = _transport(client)
     except BotStartError as e:
+        client.close()
         report.problems.append(str(e))
         return report
     except grpc.RpcError as e:
+        client.close()
         report.problems.append(f"GetBotInfo failed: {e.code().name} {e.details()}")
         return report
-    finally:
+    except BaseException:
         client.close()
+        raise
     configs = [ruleset] if ruleset is not None else [c for name in manifest.rulesets for c in option_configs(name)]
     report.configs = [config_label(c) for c in configs]
-    report.answers = cover(manifest, configs, limits=limits, decision_ms=decision_ms)
+    # the process asked for its info plays the first configuration's positions (one start less)
+    report.answers = cover(manifest, configs, limits=limits, decision_ms=decision_ms, started=client)
     wrong = [a for a in report.answers if not a.ok]
     if sum(a.kind in COSTLY for a in wrong) >= MAX_COSTLY_FAULTS:
         report.problems.append(f"stopped asking the chosen positions after {MAX_COSTLY_FAULTS} timeouts, "

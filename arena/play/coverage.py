@@ -262,7 +262,8 @@ MAX_COSTLY_FAULTS = 3
 
 
 async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Position], *, limits: Limits,
-                   decision_ms: int, starter: ThreadPoolExecutor, seed: int, costly: list[int]) -> list[Answer]:
+                   decision_ms: int, starter: ThreadPoolExecutor, seed: int, costly: list[int],
+                   client: BotClient | None) -> list[Answer]:
     """Ask ``positions`` (all of one seat) of one bot process, restarted after a fault that
     stops it (a crash, a timeout, a lost connection), as the referee does in a match, until
     ``costly[0]`` (counted across calls) reaches :data:`MAX_COSTLY_FAULTS`."""
@@ -271,7 +272,6 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
     label = config_label(ruleset)
     seat = positions[0].seat
     start = pb.StartMatchRequest(match_id="m-" + secrets.token_hex(16), ruleset=ruleset.name, options=options, seat=seat)
-    client: BotClient | None = None
     out: list[Answer] = []
 
     def started() -> BotClient:
@@ -285,6 +285,12 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
         return c
 
     try:
+        if client is not None:  # started, not yet told StartMatch
+            try:
+                await loop.run_in_executor(starter, client.start_match, start)
+            except grpc.RpcError:
+                await loop.run_in_executor(starter, client.close)
+                client = None  # started again below, with the fault charged there if it fails again
         for p in positions:
             if costly[0] >= MAX_COSTLY_FAULTS:
                 break
@@ -331,36 +337,48 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
 
 
 def ask_positions(manifest: Manifest, ruleset: Ruleset, positions: list[Position], *, limits: Limits,
-                  decision_ms: int = 1000, seed: int = 0, costly: list[int] | None = None) -> list[Answer]:
+                  decision_ms: int = 1000, seed: int = 0, costly: list[int] | None = None,
+                  started: BotClient | None = None) -> list[Answer]:
     """Start the bot of ``manifest`` for the seat of ``positions`` (one seat) under ``ruleset``
     (``StartMatch``), ask each position once within ``decision_ms`` ms, and judge each answer
     as a match would (:func:`referee.match.judge_answer`).  One :class:`Answer` per position,
     in order; a bot that does not start gets a ``start`` fault at each.  Never raises on what
     the bot does.  ``costly``: ``[n]``, the faults that cost a restart so far, counted on; it
-    stops asking at :data:`MAX_COSTLY_FAULTS` (fewer answers than positions)."""
+    stops asking at :data:`MAX_COSTLY_FAULTS` (fewer answers than positions).  ``started``: a
+    process of the bot already started and not yet told ``StartMatch``, used first (and
+    closed here, whatever happens)."""
     if not positions:
+        if started is not None:
+            started.close()
         return []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="check-start") as starter:
         return asyncio.run(_ask_all(manifest, ruleset, positions, limits=limits, decision_ms=decision_ms,
-                                    starter=starter, seed=seed, costly=costly if costly is not None else [0]))
+                                    starter=starter, seed=seed, costly=costly if costly is not None else [0],
+                                    client=started))
 
 
 def cover(manifest: Manifest, rulesets: list[Ruleset], *, limits: Limits, decision_ms: int = 1000,
-          rng: random.Random | None = None) -> list[Answer]:
+          rng: random.Random | None = None, started: BotClient | None = None) -> list[Answer]:
     """Ask the bot every situation of every ruleset configuration in ``rulesets``, the i-th from
     seat ``i mod 2`` (so both teams, or both players, are met): :func:`find_positions` then
     :func:`ask_positions` for each, until :data:`MAX_COSTLY_FAULTS` timeouts, crashes or failed
     starts (then fewer answers than situations).  ``rng``: the positions' randomness (default:
-    a secret one)."""
+    a secret one).  ``started``: a process of the bot already started (``GetBotInfo`` asked) and
+    not yet told ``StartMatch``: it plays the first configuration; closed here in any case."""
     rng = rng or random.Random(secrets.randbits(64))
     out: list[Answer] = []
     costly = [0]
-    for i, ruleset in enumerate(rulesets):
-        positions = find_positions(ruleset, i % 2, rng)
-        if costly[0] >= MAX_COSTLY_FAULTS:
-            break
-        out.extend(ask_positions(manifest, ruleset, positions, limits=limits, decision_ms=decision_ms,
-                                 seed=rng.getrandbits(63), costly=costly))
+    try:
+        for i, ruleset in enumerate(rulesets):
+            if costly[0] >= MAX_COSTLY_FAULTS:
+                break
+            positions = find_positions(ruleset, i % 2, rng)
+            first, started = started, None
+            out.extend(ask_positions(manifest, ruleset, positions, limits=limits, decision_ms=decision_ms,
+                                     seed=rng.getrandbits(63), costly=costly, started=first))
+    finally:
+        if started is not None:
+            started.close()
     return out
 
 
