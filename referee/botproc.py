@@ -250,7 +250,9 @@ class BotClient:
                     raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up{self._quoted()}")
                 if time.monotonic() > deadline:
                     raise BotStartError(f"{self.manifest.key} did not listen on its socket within "
-                                        f"{self.startup_s:g} s: a slow start or an overloaded machine", slow=True)
+                                        f"{self.startup_s:g} s: a slow start or an overloaded machine (or a bot that "
+                                        "never serves: it must listen on BELOTE_BOT_LISTEN, as the SDK's serve() does; "
+                                        "docs/PROTOCOL.md §2)", slow=True)
                 time.sleep(0.005)
             target = f"unix:{self._pin_socket(sock)}"
         self.target = target

@@ -45,6 +45,7 @@ def _print_check(report) -> None:
     if report.answers:
         _print_coverage(report)
     if report.decisions:
+        console.print(f"then the match: {report.match}", highlight=False, markup=False, soft_wrap=True)
         t = Table(title="the match's decisions", header_style="bold")
         t.add_column("kind")
         t.add_column("asked", justify="right")
@@ -59,6 +60,9 @@ def _print_check(report) -> None:
     if report.latencies_ms:
         console.print(f"latency of good answers: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms "
                       f"over {len(report.latencies_ms)} decisions")
+    if report.seed is not None:
+        console.print(f"positions and boards drawn from seed {report.seed}: `--seed {report.seed}` asks the same again",
+                      highlight=False, markup=False, soft_wrap=True)
     for p in report.problems:
         err.print(f"[red]problem:[/] {escape(p)}", highlight=False)
     for f in report.faults[:20]:
@@ -77,8 +81,10 @@ def _print_coverage(report) -> None:
     by: dict[tuple[str, str], list] = {}
     for a in report.answers:
         by.setdefault((a.situation, a.config.split(" (")[0]), []).append(a)
+    caption = ("asked under: " + "; ".join(report.configs) + " (ok ×N: answered under N of them; —: the ruleset "
+               "has no such decision)" + ("; NOT asked under: " + "; ".join(report.not_asked) if report.not_asked else ""))
     t = Table(title=f"every kind of decision, on chosen positions ({len(report.answers)} asked)", header_style="bold",
-              caption="asked under: " + "; ".join(report.configs), caption_justify="left")
+              caption=escape(caption), caption_justify="left")
     t.add_column("situation")
     for r in rulesets:
         t.add_column(r)
@@ -149,14 +155,19 @@ def bots_new(
 @bots_app.command("check")
 def bots_check(
     bot: Annotated[str, typer.Argument(metavar="BOT", help=BOT_HELP)],
-    ruleset: Annotated[RulesetName | None, typer.Option(help="ruleset to test (default: the manifest's first)")] = None,
+    ruleset: Annotated[RulesetName | None, typer.Option(help="check only this ruleset, with its default options "
+                                                             "(default: every ruleset the manifest lists)")] = None,
     boards: Annotated[int, typer.Option(min=1, max=50, help="boards to play with the bot in every seat")] = 2,
     decision_ms: DecisionMsOption = 1000,
+    seed: Annotated[int | None, typer.Option(min=0, help="draw the positions and boards from this seed (default: a "
+                                                         "new secret one, printed at the end), to ask them again")] = None,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Run the conformance check on a bot without submitting it (exit 1 if it fails)."""
+    """Run the conformance check on a bot without submitting it (exit 1 if it fails): every kind of decision
+    on chosen positions, under every ruleset the bot plays with every combination of options (or only
+    --ruleset's defaults), then a few duplicate boards against the random bot."""
     isolate = not no_isolate
     from referee.manifest import load_manifest
 
@@ -173,7 +184,7 @@ def bots_check(
                           highlight=False)
         with built(folder) as ready:
             report = check_bot(ready, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
-                               decision_ms=decision_ms, limits=limits)
+                               decision_ms=decision_ms, limits=limits, seed=seed)
     except (ManifestError, BuildError) as e:
         raise fail(str(e)) from None
     _print_check(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import stat
 import statistics
@@ -25,7 +26,7 @@ from referee.match import Entrant, MatchConfig, play_match
 from referee.rules import RULESETS, Ruleset, make_board
 from referee.wire import PROTOCOL_VERSION
 
-from .build import install_requirements
+from .build import BuildError, install_requirements
 from .coverage import COSTLY, MAX_COSTLY_FAULTS, Answer, config_label, cover, option_configs
 from .matchview import percentile
 from .schedule import new_seed
@@ -46,8 +47,14 @@ class ConformanceReport:
     transport: str = ""
     #: the answers to the chosen positions, in the order asked
     answers: list[Answer] = field(default_factory=list)
-    #: the ruleset configurations covered (:func:`arena.play.coverage.config_label`), in order
+    #: the ruleset configurations asked (:func:`arena.play.coverage.config_label`), in order
     configs: list[str] = field(default_factory=list)
+    #: the configurations not asked (the check stopped after too many costly faults)
+    not_asked: list[str] = field(default_factory=list)
+    #: the seed the positions and the match's boards were drawn from (``--seed`` asks them again)
+    seed: int | None = None
+    #: the match played after the positions, in words
+    match: str = ""
 
     @property
     def ok(self) -> bool:
@@ -83,7 +90,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
               limits: Limits | None = None) -> ConformanceReport:
     """Start the bot and ask its info; ask it every kind of decision on chosen positions
     (:func:`arena.play.coverage.cover`) under ``ruleset`` as given (with its options), or by
-    default under every ruleset the manifest names with every value of each §6.4 option
+    default under every ruleset the manifest names with every combination of its §6.4 options
     (:func:`arena.play.coverage.option_configs`); then play a duplicate match of ``boards``
     boards against the sample ``random`` bot under ``ruleset`` (default: the manifest's
     first), each seat a process of its own, and collect answers per decision kind,
@@ -91,15 +98,18 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
 
     The check fails on the first wrong answer to a position (the problem shows the
     observation, the legal actions and the answer), on a fault in the match, and when the
-    bot never answered a card decision in the match.  The match's boards are dealt from
-    ``seed``, by default a new secret one (the check cannot be told apart from a match by
-    its deals).
+    bot never answered a card decision in the match.  The positions and the match's boards
+    are drawn from ``seed``, by default a new secret one (the check cannot be told apart from
+    a match by its deals), kept in the report: the same seed asks the same positions again.
 
     Raises:
-        ManifestError: the manifest is missing or wrong; the folder holds a device, FIFO or
-            socket, folders too deep, or is over the size limit (:func:`referee.manifest.check_size`).
+        ManifestError: the manifest is missing or wrong, or does not list ``ruleset``; the
+            folder holds a device, FIFO or socket, folders too deep, or is over the size
+            limit (:func:`referee.manifest.check_size`).
     """
     manifest = load_manifest(folder)
+    if ruleset is not None:
+        manifest.check_plays(ruleset.name)
     check_size(manifest.folder)  # what submitting would refuse, before the bot runs
     report = ConformanceReport(manifest=manifest)
     if (manifest.requirements is None and (manifest.folder / "package.json").is_file()
@@ -107,6 +117,12 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
         report.problems.append(f"{manifest.key}: package.json but no node_modules/: its packages are not installed; "
                                f"run `npm ci --ignore-scripts` in {manifest.folder} (the sandbox has no network), "
                                f'or name it in bot.toml (requirements = "package.json") for the arena to install them')
+        return report
+    program = manifest.command[0]
+    if "/" in program and not (manifest.folder / program).exists():  # e.g. ./bot of a C++ bot not built yet
+        report.problems.append(f"{manifest.key}: its command runs {program}, which is not in {manifest.folder}: "
+                               "build the bot first (its README says how; a C++ starter: `cmake -S . -B build && "
+                               "cmake --build build`)")
         return report
     limits = limits or Limits()
     client = BotClient(manifest, startup_s=10, limits=limits)
@@ -135,13 +151,19 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
         client.close()
         raise
     configs = [ruleset] if ruleset is not None else [c for name in manifest.rulesets for c in option_configs(name)]
-    report.configs = [config_label(c) for c in configs]
+    seed = new_seed() if seed is None else seed  # secret: a bot cannot tell the check from a match
+    report.seed = seed
     # the process asked for its info plays the first configuration's positions (one start less)
-    report.answers = cover(manifest, configs, limits=limits, decision_ms=decision_ms, started=client)
+    report.answers = cover(manifest, configs, limits=limits, decision_ms=decision_ms, started=client,
+                           rng=random.Random(seed))
+    asked = {a.config for a in report.answers}
+    report.configs = [label for label in map(config_label, configs) if label in asked]
+    report.not_asked = [label for label in map(config_label, configs) if label not in asked]
     wrong = [a for a in report.answers if not a.ok]
     if sum(a.kind in COSTLY for a in wrong) >= MAX_COSTLY_FAULTS:
         report.problems.append(f"stopped asking the chosen positions after {MAX_COSTLY_FAULTS} timeouts, "
-                               "crashes or failed starts")
+                               "crashes or failed starts"
+                               + (f": not asked under {'; '.join(report.not_asked)}" if report.not_asked else ""))
     if wrong:
         a = wrong[0]
         report.problems.append(f"{len(wrong)} wrong answer(s) to the {len(report.answers)} chosen positions; the first: "
@@ -151,8 +173,8 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
     entrant = Entrant(manifest.key, manifest=manifest)
     opponent_manifest = load_manifest(OPPONENT)
     opponent = Entrant(opponent_manifest.key + " (opponent)", manifest=opponent_manifest)
-    seed = new_seed() if seed is None else seed  # secret: a bot cannot tell the check from a match
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, seed=seed, max_faults=max_faults, limits=limits)
+    report.match = f"{boards} board(s) of {config_label(ruleset)} against {opponent_manifest.key}"
     results = play_match("conformance", entrant, opponent,
                          [make_board(seed, k, ruleset.seats) for k in range(boards)], config)
     for r in results:
@@ -166,7 +188,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
             report.faults.extend(f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: {f.detail}"
                                  for f in t.faults if f.entrant == entrant.key)
     if len(report.faults) >= max_faults:
-        report.problems.append(f"stopped asking the bot after {max_faults} faults")
+        report.problems.append(f"the match stopped asking the bot after {max_faults} faults (a forfeit)")
     elif not report.decisions.get("card"):
         report.problems.append("the bot never answered a card decision: it did not play any deal")
     return report
@@ -286,7 +308,11 @@ def built(folder: Path) -> Iterator[Path]:
         work.chmod(0o755)
         copy = work / manifest.folder.name
         _copy(manifest.folder, copy)
-        install_requirements(copy, manifest)
+        try:
+            install_requirements(copy, manifest)
+        except BuildError as e:  # name the user's folder, not the temporary copy
+            raise BuildError(str(e).replace(str(copy.resolve()), str(manifest.folder)).replace(
+                str(copy), str(manifest.folder))) from None
         _read_only(copy)  # as a frozen copy is
         yield copy
     finally:

@@ -23,6 +23,7 @@ forced decision is never asked (docs/PROTOCOL.md).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import secrets
 import time
@@ -132,13 +133,17 @@ def expected_situations(ruleset: Ruleset) -> tuple[str, ...]:
 
 
 def option_configs(name: str) -> list[Ruleset]:
-    """The configurations of ruleset ``name`` the check covers: its defaults, and, when it has
-    §6.4 options, every option set to its other value (so each value of each option is met)."""
+    """The configurations of ruleset ``name`` the check covers: every combination of the values
+    of its §6.4 options, its defaults first (``classic``: 4; ``two-player``: 2; ``all-trumps``: 1),
+    so that a bot wrong only when two options are on together is asked too."""
     base = RULESETS[name]
-    values = base.variant_options()
-    if not values:
-        return [base]
-    return [base, base.with_options(**{k: v == "off" for k, v in values.items()})]
+    options = list(base.variant_options())
+    out = [base]
+    for values in itertools.product((True, False), repeat=len(options)):
+        config = base.with_options(**dict(zip(options, values)))
+        if config not in out:
+            out.append(config)
+    return out
 
 
 def config_label(ruleset: Ruleset) -> str:

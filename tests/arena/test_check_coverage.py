@@ -27,26 +27,29 @@ FOUR_PLAYER_CARD = CARD + ("card: follow, must beat", "card: overtrump", "card: 
 #: (none in all-trumps), §6.4 contre and surcontre, §5.1 monter and §5.3 the trump obligations
 #: (four players), §7 schmeiss, naming a trump and the trump-7 exchange (two players, where a
 #: trick of two cards never holds a trump before a ruff: no overtrump, no undertrump).
+CLASSIC_BIDS = {"bid, round 1", "bid, round 2"}
+CONTREE = {"contre", "surcontre"}
 EXPECTED = {
-    "classic (declarations=on, contree=off)": {"bid, round 1", "bid, round 2", "declaration", *FOUR_PLAYER_CARD},
-    "classic (declarations=off, contree=on)": {"bid, round 1", "bid, round 2", "contre", "surcontre",
-                                               *FOUR_PLAYER_CARD},
-    "strict (declarations=on, contree=off)": {"bid, round 1", "bid, round 2", "declaration", *FOUR_PLAYER_CARD},
-    "strict (declarations=off, contree=on)": {"bid, round 1", "bid, round 2", "contre", "surcontre",
-                                              *FOUR_PLAYER_CARD},
+    "classic (declarations=on, contree=off)": CLASSIC_BIDS | {"declaration", *FOUR_PLAYER_CARD},
+    "classic (declarations=on, contree=on)": CLASSIC_BIDS | CONTREE | {"declaration", *FOUR_PLAYER_CARD},
+    "classic (declarations=off, contree=on)": CLASSIC_BIDS | CONTREE | {*FOUR_PLAYER_CARD},
+    "classic (declarations=off, contree=off)": CLASSIC_BIDS | {*FOUR_PLAYER_CARD},
+    "strict (declarations=on, contree=off)": CLASSIC_BIDS | {"declaration", *FOUR_PLAYER_CARD},
+    "strict (declarations=on, contree=on)": CLASSIC_BIDS | CONTREE | {"declaration", *FOUR_PLAYER_CARD},
+    "strict (declarations=off, contree=on)": CLASSIC_BIDS | CONTREE | {*FOUR_PLAYER_CARD},
+    "strict (declarations=off, contree=off)": CLASSIC_BIDS | {*FOUR_PLAYER_CARD},
     # §5.3: "in all-trumps you may play any card" holding only lower trumps: no undertrump
-    "all-trumps": {"bid, round 1", "bid, round 2", "bid, round 3", *FOUR_PLAYER_CARD} - {"card: undertrump"},
-    "two-player (declarations=on)": {"bid, round 1", "bid, round 2", "schmeiss answer", "name trump",
-                                     "trump-7 exchange", "declaration", *CARD},
-    "two-player (declarations=off)": {"bid, round 1", "bid, round 2", "schmeiss answer", "name trump",
-                                      "trump-7 exchange", *CARD},
+    "all-trumps": CLASSIC_BIDS | {"bid, round 3", *FOUR_PLAYER_CARD} - {"card: undertrump"},
+    "two-player (declarations=on)": CLASSIC_BIDS | {"schmeiss answer", "name trump", "trump-7 exchange", "declaration",
+                                                    *CARD},
+    "two-player (declarations=off)": CLASSIC_BIDS | {"schmeiss answer", "name trump", "trump-7 exchange", *CARD},
 }
 CONFIGS = [c for name in RULESETS for c in option_configs(name)]
 
 
-def test_every_option_value_is_covered_rules_6_4():
-    """RULES.md §6.4: each ruleset with options is checked with its defaults and with each option
-    switched; all-trumps has none."""
+def test_every_combination_of_option_values_is_covered_rules_6_4():
+    """RULES.md §6.4: each ruleset with options is checked under every combination of their
+    values, its defaults first; all-trumps has none."""
     assert [config_label(c) for c in CONFIGS] == list(EXPECTED)
 
 
@@ -146,7 +149,7 @@ def test_a_bot_wrong_only_in_two_player_fails_the_check_showing_the_request(tmp_
     r = cli("bots", "check", bot, "--boards", 1)
     assert r.exit_code == 1, output(r)
     text = output(r)
-    assert "21 wrong answer(s) to the 77 chosen positions; the first: two-player (declarations=on), seat 1, " \
+    assert "21 wrong answer(s) to the 123 chosen positions; the first: two-player (declarations=on), seat 1, " \
            "bid, round 1: wrong-kind" in " ".join(text.split())
     assert "observation: seat 1 (team 1)" in text and "legal actions: pass, take" in text
     assert "answer: play {" in text  # the card it answered to a bid
@@ -160,7 +163,7 @@ def test_a_bot_wrong_only_when_asked_to_declare_is_refused_by_submit(tmp_path):
     assert r.exit_code == 1, output(r)
     text = " ".join(output(r).split())
     assert "blindspot@1.0.0 failed the conformance check (run `arena bots check" in text
-    assert "for the full report): 3 wrong answer(s) to the 77 chosen positions" in text
+    assert "for the full report): 5 wrong answer(s) to the 123 chosen positions" in text
     assert "classic (declarations=on, contree=off), seat 0, declaration: wrong-kind" in text
     assert "legal actions: declares nothing, declares" in text and "answer: bid { kind: BID_KIND_PASS }" in text
     assert not (tmp_path / "bots").exists() or not any((tmp_path / "bots").rglob("bot.toml"))
@@ -175,6 +178,37 @@ def test_a_surcontre_the_bot_gets_wrong_is_found_under_the_contree_option(tmp_pa
     r = cli("bots", "check", bot, "--boards", 1)
     assert r.exit_code == 1, output(r)
     text = " ".join(output(r).split())
-    assert "2 wrong answer(s)" in text and "classic (declarations=off, contree=on), seat 1, surcontre: wrong-kind" in text
+    assert "4 wrong answer(s)" in text and "classic (declarations=on, contree=on), seat 1, surcontre: wrong-kind" in text
     r = cli("bots", "check", bot, "--boards", 1, "--ruleset", "classic")  # classic as played by default
     assert r.exit_code == 0, output(r)
+
+
+def test_the_same_seed_asks_the_same_positions(tmp_path):
+    """A failure can be asked again after a fix: ``--seed`` draws the same positions."""
+    bot = bot_folder(tmp_path, "blindspot", "--phase", "DECLARATION")
+    shown = []
+    for _ in range(2):
+        r = cli("bots", "check", bot, "--boards", 1, "--ruleset", "classic", "--seed", 41)
+        assert r.exit_code == 1, output(r)
+        text = output(r)
+        assert "positions and boards drawn from seed 41: `--seed 41` asks the same again" in text
+        shown.append(text[text.index("observation:"):text.index("answer:")])
+    assert shown[0] == shown[1]
+
+
+def test_a_ruleset_the_manifest_does_not_list_is_refused(tmp_path):
+    bot = bot_folder(tmp_path, "blindspot")
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text().replace('rulesets = ["classic", "strict", "all-trumps", "two-player"]',
+                                             'rulesets = ["two-player"]'))
+    r = cli("bots", "check", bot, "--ruleset", "classic")
+    assert r.exit_code == 1 and "blindspot@1.0.0 does not play classic (its bot.toml lists two-player)" in output(r)
+
+
+def test_a_bot_not_built_yet_is_told_to_build(tmp_path):
+    bot = bot_folder(tmp_path, "blindspot")
+    toml = bot / "bot.toml"
+    toml.write_text(toml.read_text().replace('command = ["python", "bot.py"]', 'command = ["./bot"]'))
+    r = cli("bots", "check", bot)
+    assert r.exit_code == 1, output(r)
+    assert "its command runs ./bot, which is not in" in output(r) and "build the bot first" in output(r)

@@ -89,7 +89,8 @@ def test_a_start_slow_every_time_is_charged_after_its_starts_in_plain_words(tmp_
     assert starts == [("slowstart@1.0.0", "slow")] * 2
     assert sorted(p.name for p in marker.iterdir()) == ["slow-0", "slow-1"]
     assert seat.start_error == ("slowstart@1.0.0 did not listen on its socket within 2 s: a slow start or an "
-                                "overloaded machine (2 starts, 1 s apart)")
+                                "overloaded machine (or a bot that never serves: it must listen on BELOTE_BOT_LISTEN, "
+                                "as the SDK's serve() does; docs/PROTOCOL.md §2) (2 starts, 1 s apart)")
     assert not leftover_processes(tmp_path)
 
 
@@ -117,6 +118,6 @@ def test_a_slow_start_fault_in_a_match_names_the_board(tmp_path):
     faults = results[0].faults
     assert faults and all(f.kind == FaultKind.START and f.entrant == "slowstart@1.0.0" for f in faults)
     assert {(f.board, f.table) for f in faults} == {(0, 1), (0, 2)}
-    assert all("within 3 s: a slow start or an overloaded machine (2 starts, 1 s apart)" in f.detail
-               for f in faults)
+    assert all("within 3 s: a slow start or an overloaded machine (or a bot that never serves" in f.detail
+               and f.detail.endswith("(2 starts, 1 s apart)") for f in faults)
     assert results[0].forfeit_b and not results[0].forfeit_a
