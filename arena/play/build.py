@@ -250,9 +250,20 @@ def install_node_packages(copy: Path, manifest: Manifest, *, timeout_s: float = 
                          f"{timeout_s:.0f} s (a slow or unreachable npm registry?)") from None
     if done.returncode != 0:
         raise BuildError(f"{manifest.key}: installing its packages ({NODE_REQUIREMENTS}) failed (npm ci exited with "
-                         f"status {done.returncode}). npm's last lines:\n{_tail(done.stdout + done.stderr)}\n"
+                         f"status {done.returncode}). npm's last lines:\n{_npm_tail(done.stdout + done.stderr)}\n"
                          f"Fix {NODE_REQUIREMENTS} and {NODE_LOCK} (`npm install --package-lock-only` makes them agree)")
     return Build("npm", installed(copy))
+
+
+def _npm_tail(text: str) -> str:
+    """npm's error without the usage text it appends to some (``npm ci`` out of step with its
+    lock file prints the cause, then its whole help)."""
+    lines = text.strip().splitlines()
+    for i, line in enumerate(lines):
+        if "Clean install a project" in line:  # the start of `npm ci`'s usage text
+            lines = lines[:i]
+            break
+    return _tail("\n".join(line for line in lines if line.strip() not in ("npm error", "npm ERR!")))
 
 
 def installed(copy: Path) -> tuple[str, ...]:

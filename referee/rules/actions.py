@@ -138,7 +138,7 @@ class Call:
         return {"call": self.kind.value}
 
     def __str__(self) -> str:
-        return "passes (no contre)" if self.kind is CallKind.PASS else self.kind.value
+        return "passes (no call)" if self.kind is CallKind.PASS else self.kind.value
 
 
 @dataclass(frozen=True, slots=True)
