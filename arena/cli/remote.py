@@ -117,9 +117,9 @@ def submit(
     The server checks the archive, then the bot (sandbox check, a validation match
     against its house bot on practice boards): follow it with `arena remote status`.
     """
-    from referee.manifest import content_hash, load_manifest
+    from referee.manifest import content_hash
 
-    manifest = _call(as_json, lambda: load_manifest(folder))
+    manifest = _uploadable(folder, as_json)
     digest = _call(as_json, lambda: content_hash(manifest.folder))
     with _remote(server, as_json) as r:
         version, new = _call(as_json, lambda: r.submit(manifest.folder))
@@ -129,6 +129,19 @@ def submit(
     console.print(("uploaded" if new else "already uploaded (the same bytes)") + f" {escape(manifest.key)} "
                   f"(content hash {digest[:16]}…) as version {version['id']}: {version['status']}; "
                   "`arena remote status` follows it", highlight=False)
+
+
+def _uploadable(folder: Path, as_json: bool):
+    """The bot's manifest, refused here (before any upload) when the server would refuse it for
+    naming ``requirements``: a competition installs no packages."""
+    from referee.manifest import load_manifest
+
+    from ..compete.archive import no_packages
+
+    manifest = _call(as_json, lambda: load_manifest(folder))
+    if (why := no_packages(manifest)) is not None:
+        raise refuse(why, as_json)
+    return manifest
 
 
 @remote_app.command("status")
@@ -200,11 +213,9 @@ def pack_folder(
 ) -> None:
     """Write the .tar.gz `arena remote submit` would upload (the files the content hash covers):
     for the upload form in the browser (/me)."""
-    from referee.manifest import load_manifest
-
     from ..compete.archive import pack
 
-    manifest = _call(as_json, lambda: load_manifest(folder))
+    manifest = _uploadable(folder, as_json)
     data = _call(as_json, lambda: pack(manifest.folder))
     out = out or Path(f"{manifest.name}-{manifest.version}.tar.gz")
     try:

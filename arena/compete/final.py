@@ -153,7 +153,7 @@ def final_report(store, competition: str) -> dict | None:
     t = store.get_tournament(final_tournament(competition))
     if t is None:
         return None
-    owners = {v.key: v for v in store.versions(competition) if v.key is not None}
+    owners = {v.key: v for v in store.versions(competition) if v.key is not None and v.status != "rejected"}
     table = rating_table(store.board_pair_results(tournament=t.name))
     rows = ratings_json(table) if table is not None else []
     for r in rows:

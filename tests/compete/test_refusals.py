@@ -1,0 +1,48 @@
+"""Refusals of the organiser's and participants' commands that need no running server: each says
+what was wrong and how to fix it, before anything is uploaded, started or printed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.compete.archive import ArchiveError, pack
+
+from .conftest import cli, node_bot, output
+
+
+def test_submit_refuses_a_bot_naming_requirements_before_uploading(remote_env):
+    """Nothing listens at the server's address: the refusal comes first, fit for the bot's kind."""
+    node = node_bot(remote_env / "nodebot")
+    for command in (("submit", "--server", "http://127.0.0.1:9"), ("pack", "--out", remote_env / "nodebot.tar.gz")):
+        r = cli("remote", command[0], node, *command[1:], "--json")
+        assert r.exit_code == 1, output(r)
+        error = json.loads(r.stdout)["error"]
+        assert error.startswith("nodebot@0.1.0 names requirements (package.json): a competition installs no packages")
+        assert "`npm ci --ignore-scripts --no-bin-links`" in error and "pip" not in error
+    assert not list(remote_env.glob("*.tar.gz"))
+    (node / "requirements.txt").write_text("sortedcontainers==2.4.0\n")
+    toml = node / "bot.toml"
+    toml.write_text(toml.read_text().replace('"package.json"', '"requirements.txt"'))
+    r = cli("remote", "submit", node, "--server", "http://127.0.0.1:9", "--json")
+    assert r.exit_code == 1 and "`pip install --target deps -r requirements.txt`" in json.loads(r.stdout)["error"]
+
+
+def test_a_link_in_node_modules_bin_says_how_to_install_without_links(tmp_path):
+    node = node_bot(tmp_path / "nodebot", requirements=False)
+    target = node / "node_modules" / "@grpc" / "proto-loader" / "build" / "bin" / "proto-loader-gen-types.js"
+    target.parent.mkdir(parents=True)
+    target.write_text("#!/usr/bin/env node\n")
+    (node / "node_modules" / ".bin").mkdir()
+    (node / "node_modules" / ".bin" / "proto-loader-gen-types").symlink_to(
+        "../@grpc/proto-loader/build/bin/proto-loader-gen-types.js")
+    with pytest.raises(ArchiveError) as e:
+        pack(node)
+    assert "proto-loader-gen-types is a symbolic link: an archive carries no links" in str(e.value)
+    assert str(e.value).endswith("; run `npm ci --ignore-scripts --no-bin-links` to install node_modules without links")
+    (node / "node_modules" / ".bin" / "proto-loader-gen-types").unlink()
+    (node / "elsewhere").symlink_to("bot.js")
+    with pytest.raises(ArchiveError) as e:
+        pack(node)
+    assert "npm" not in str(e.value)
