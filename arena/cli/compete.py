@@ -260,12 +260,14 @@ def serve(
     from referee import sandbox
     from referee.sandbox import report as sandbox_report
 
-    from ..compete.server import serve as run_server
+    from ..compete.server import serve as run_server, tls_problem
     from ..store import StoreError
     from ..web import ServeError, is_loopback
 
     if (certfile is None) != (keyfile is None):
         raise refuse("give both --certfile and --keyfile (or neither)", as_json, code=2)
+    if certfile is not None and (problem := tls_problem(certfile, keyfile)) is not None:
+        raise refuse(problem, as_json, code=2)  # before anything is printed or started
     if not db.exists():
         raise refuse(f"no database at {db}: `arena compete create NAME --db {db}` first", as_json)
     if not no_isolate and not sandbox.support().works:

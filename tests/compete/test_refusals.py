@@ -46,3 +46,34 @@ def test_a_link_in_node_modules_bin_says_how_to_install_without_links(tmp_path):
     with pytest.raises(ArchiveError) as e:
         pack(node)
     assert "npm" not in str(e.value)
+
+
+def test_serve_refuses_a_bad_certificate_or_key_in_one_line_before_starting(tmp_path):
+    """Missing, not PEM, a key of another certificate: one `error:` line naming the file, exit 2,
+    nothing printed before it and no run lock taken."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    cert, other = ca.issue_cert("127.0.0.1"), ca.issue_cert("127.0.0.1")
+    cert.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
+    cert.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
+    other.private_key_pem.write_to_path(str(tmp_path / "other-key.pem"))
+    (tmp_path / "cert.der").write_bytes(b"0\x82\x03\x1a0\x82\x02\x02\xa0\x03\x02\x01\x02")
+    db = tmp_path / "arena.duckdb"
+    r = cli("compete", "create", "cup", "--db", db)
+    assert r.exit_code == 0, output(r)
+    cases = {
+        ("nocert.pem", "nokey.pem"): "--certfile {d}/nocert.pem: no such file; give the PEM file of the TLS certificate",
+        ("cert.pem", "nokey.pem"): "--keyfile {d}/nokey.pem: no such file; give the PEM file of the TLS private key",
+        ("cert.der", "key.pem"): "--certfile {d}/cert.der holds no PEM certificate (no '-----BEGIN … CERTIFICATE-----' "
+                                 "line): give the TLS certificate in PEM form",
+        ("cert.pem", "cert.pem"): "--keyfile {d}/cert.pem holds no PEM private key",
+        ("cert.pem", "other-key.pem"): "--keyfile {d}/other-key.pem does not match the certificate of --certfile "
+                                       "{d}/cert.pem: give the private key the certificate was issued for",
+    }
+    for (certfile, keyfile), message in cases.items():
+        r = cli("compete", "serve", "cup", "--host", "127.0.0.1", "--port", 0, "--certfile", tmp_path / certfile,
+                "--keyfile", tmp_path / keyfile, "--db", db)
+        assert r.exit_code == 2 and r.stdout == "", output(r)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: " + message.format(d=tmp_path)), r.stderr
+    assert not (tmp_path / "arena.duckdb.run-lock").exists()
