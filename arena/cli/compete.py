@@ -38,14 +38,15 @@ def refuse(message: str, as_json: bool, code: int = 1) -> typer.Exit:
 
 
 def _writable(db: Path, as_json: bool):
-    """The store at ``db`` opened for writing, refused while a competition server holds it."""
-    from ..store import RunLock, Store, StoreError
+    """The store at ``db`` opened for writing, refused while a competition server holds it
+    (:func:`arena.store.held_by_server`) or a tournament runs in it."""
+    from ..store import RunLock, Store, StoreError, held_by_server
 
     holder = RunLock(db).holder()
     if holder is not None:
-        raise refuse(f"{db} is held by pid {holder.get('pid', '?')} ({holder.get('tournament', '?')}): a running "
-                     "competition server is the database's only writer; go through it with --server URL and an admin "
-                     "token, or stop it first", as_json)
+        raise refuse(held_by_server(db) or f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                     f"{holder.get('tournament', '?')!r} in {db}: wait for it to finish, or pass another --db path",
+                     as_json)
     try:
         return Store.open(db)
     except StoreError as e:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from referee.sandbox import Limits
 
-from ..store import RunLock, StoreError
+from ..store import SERVER_LOCK_PREFIX, RunLock, StoreError
 from ..web import bind, create_app, is_loopback
 from . import api
 from .challenge import DEFAULT_PER_DAY
@@ -72,7 +72,7 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
 
     _log_to_stderr()
     lock = RunLock(db)
-    lock.acquire(f"compete:{competition}")
+    lock.acquire(SERVER_LOCK_PREFIX + competition)  # other processes' opens refused at once (held_by_server)
     try:
         app, hub, intake, ladder = build(db, competition, limits=limits, workers=workers,
                                          allowed_hosts=None if is_loopback(host) else ["*"],
