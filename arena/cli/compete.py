@@ -426,6 +426,22 @@ def standings(
     _print_report(report, as_json)
 
 
+def rating_text(r: dict) -> str:
+    """An Elo with its 95% interval, whole numbers, as the standings show it (the ladder's, the
+    final's, `arena remote status`): ``1512 [1440, 1590]``; ``1746 [≥ 1038]`` for an interval with
+    no upper end (every board pair won), ``1254 [≤ 1962]`` with no lower end (as `arena ratings`)."""
+    low, high = r["ci_low"], r["ci_high"]
+    if low is None and high is None:
+        interval = "[-]"
+    elif high is None:
+        interval = f"[≥ {low:.0f}]"
+    elif low is None:
+        interval = f"[≤ {high:.0f}]"
+    else:
+        interval = f"[{low:.0f}, {high:.0f}]"
+    return f"{r['elo']:.0f} {interval}"
+
+
 def _print_report(report: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report))
@@ -438,9 +454,7 @@ def _print_report(report: dict, as_json: bool) -> None:
         if st["elo"] is None:  # nothing played yet
             rated = "not rated yet"
         else:
-            low, high = (f"{x:.0f}" if x is not None else "open" for x in (st["ci_low"], st["ci_high"]))
-            rated = f"{st['elo']:.0f} [{low}, {high}] {st['boards']} board pairs" + (
-                " provisional" if st["provisional"] else "")
+            rated = f"{rating_text(st)} {st['boards']} board pairs" + (" provisional" if st["provisional"] else "")
         console.print(f"{k:>3}. {escape(st['bot'] or '?')} ({escape(st['participant'])}, v{st['version']}, "
                       f"{st['status']}) {rated}", highlight=False)
     fin = report["final"]
@@ -451,4 +465,4 @@ def _print_report(report: dict, as_json: bool) -> None:
                   highlight=False)
     for r in fin["standings"]:
         console.print(f"{r['rank']:>3}. {escape(r['name'])}@{escape(r['version'])} ({escape(r['participant'] or '?')}) "
-                      f"{r['elo']} [{r['ci_low']}, {r['ci_high']}] {r['boards']} board pairs", highlight=False)
+                      f"{rating_text(r)} {r['boards']} board pairs", highlight=False)

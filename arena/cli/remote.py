@@ -180,12 +180,13 @@ def status(
 
 
 def _standing(v: dict) -> str:
-    """A version's ladder rating in words: "1512 [1440, 1590]" (provisional marked), or "-"."""
+    """A version's ladder rating in words: "1512 [1440, 1590]", "1746 [≥ 1038]" (provisional marked), or "-"."""
+    from .compete import rating_text
+
     st = (v.get("ladder") or {}).get("standing")
     if not st or st.get("elo") is None:
         return "-"
-    low, high = (f"{x:.0f}" if x is not None else "?" for x in (st["ci_low"], st["ci_high"]))
-    return f"{st['elo']:.0f} [{low}, {high}]" + (" provisional" if st["provisional"] else "")
+    return rating_text(st) + (" provisional" if st["provisional"] else "")
 
 
 @remote_app.command("final")

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import duckdb
 import pytest
 
+from arena.cli.compete import rating_text
 from arena.compete import final
 from arena.compete.hub import Hub
 from arena.compete.ladder import Ladder
@@ -65,6 +67,20 @@ def test_close_plays_a_final_on_identical_boards_and_reveals_the_committed_seed(
     r = cli("compete", "standings", "cup", "--db", db)
     assert r.exit_code == 0, output(r)
     assert "final (complete)" in r.stdout and fin["seed"] in r.stdout.replace("\n", "")
+    # the final's lines as the ladder's: whole Elo, its interval, never None
+    lines = r.stdout.splitlines()
+    final_lines = lines[[k for k, line in enumerate(lines) if line.startswith("final (")][0] + 1:]
+    assert len(final_lines) == 3 and "None" not in r.stdout, r.stdout
+    for line in final_lines:
+        assert re.fullmatch(r" +\d\. \S+@\d\.0\.0 \((ann|bob|cyd)\) \d+ \[(\d+, \d+|≥ \d+|≤ \d+)\] 6 board pairs",
+                            line), line
+
+
+def test_the_standings_show_whole_elo_and_a_one_sided_interval_as_the_readme_does():
+    """The final's line of the trial (`1746.1 [1037.7, None]`) and the ladder's, one formatter."""
+    assert rating_text({"elo": 1746.1, "ci_low": 1037.7, "ci_high": None}) == "1746 [≥ 1038]"
+    assert rating_text({"elo": 1253.9, "ci_low": None, "ci_high": 1962.3}) == "1254 [≤ 1962]"
+    assert rating_text({"elo": 1512.4, "ci_low": 1440.0, "ci_high": 1589.6}) == "1512 [1440, 1590]"
 
 
 def test_a_participants_own_choice_enters_the_final(tmp_path):
