@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from .base import (
     DEFAULT_DB, NoIsolateOption, OptionOption, RulesetName, WeakLimitsOption, DbOption, _Group, _limits,
-    _parse_options, app, command, console, err, fail,
+    _options_text, _parse_options, app, command, console, err, fail,
 )
 
 compete_app = typer.Typer(help="Host a competition: participants upload bots to its server from their own "
@@ -124,8 +124,18 @@ def list_competitions(as_json: JsonOption = False, db: DbOption = DEFAULT_DB) ->
         print(json.dumps(rows))
         return
     for c in rows:
-        console.print(f"[bold]{escape(c['name'])}[/] {c['ruleset']} {c['status']}: "
-                      + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
+        console.print(competition_text(c), highlight=False)
+
+
+def competition_text(c: dict) -> str:
+    """A competition in one line of markup (`compete list`, `remote whoami`): its name, status,
+    ruleset and RULES.md §6.4 options, and policy: ``cup (closed): classic declarations=on
+    contree=on; uploads_per_day=10, …``."""
+    from ..store.model import variant_options
+
+    options = _options_text(variant_options(c["ruleset"], c["options"]))
+    return (f"[bold]{escape(c['name'])}[/] ({c['status']}): {c['ruleset']}" + (f" {options}" if options else "")
+            + "; " + ", ".join(f"{k}={v}" for k, v in c["policy"].items()))
 
 
 CompetitionOption = Annotated[str | None, typer.Option(

@@ -86,24 +86,42 @@ def login(
 
 @remote_app.command("whoami")
 def whoami(server: ServerOption = None, as_json: JsonOption = False) -> None:
-    """Who your token is, the competition's ruleset and policy, your upload quota."""
+    """Who your token is; the competition (status, ruleset, options, policy); your upload quota
+    and your final."""
+    from .compete import competition_text
+
     with _remote(server, as_json) as r:
         me = _call(as_json, r.me)
+        url = r.server
     if as_json:
         print(json.dumps(me))
         return
     c = me["competition"]
-    console.print(f"{escape(me['participant'])} ({me['scope']}) in {escape(c['name'])}: {c['ruleset']}, "
-                  + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
-    if "quota" in me:
+    console.print(f"{escape(me['participant'])} ({me['scope']}) in {competition_text(c)}", highlight=False)
+    if c["status"] != "open":
+        console.print(f"uploads: none, the competition is {c['status']}", highlight=False)
+    elif "quota" in me:
         q = me["quota"]
         console.print(f"uploads: {q['used']} of {q['per_day']} in the last 24 hours"
                       + (f"; next possible in {q['retry_after_s']} s" if not q["left"] else ""), highlight=False)
     if me["scope"] == "participant":
+        console.print(_final_line(me, url), highlight=False)
+
+
+def _final_line(me: dict, server: str) -> str:
+    """The participant's final: its choice while the competition is open; once it is closed,
+    whether the final is played or under way, and which version of theirs is in it."""
+    c, fin = me["competition"], me.get("final")
+    if c["status"] == "open":
         choice = me.get("final_choice")
-        console.print(f"the final: version {choice} (`arena remote final`)" if choice else
-                      "the final: your latest active version (choose another with `arena remote final VERSION`)",
-                      highlight=False)
+        return (f"the final: version {choice} (`arena remote final`)" if choice else
+                "the final: your latest active version (choose another with `arena remote final VERSION`)")
+    standings = f"`arena compete standings {escape(c['name'])} --server {escape(server)}` shows it"
+    if fin is None:  # closed a moment ago (its final being made), or a server that does not say
+        return f"the final: the competition is {c['status']}; {standings}"
+    state = "played" if fin["status"] == "complete" else "under way"
+    entered = f"your version {fin['version']} in it" if fin["version"] else "no version of yours in it"
+    return f"the final is {state}, {entered}: {standings}"
 
 
 @remote_app.command("submit")
