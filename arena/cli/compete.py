@@ -142,13 +142,21 @@ CompetitionOption = Annotated[str | None, typer.Option(
     "--competition", metavar="NAME", help="the competition (default: the database's only one)", show_default=False)]
 
 
-def _only_competition(store, given: str | None, as_json: bool) -> str:
+def _no_competition(db: Path) -> str:
+    """The refusal of a participant command on a database without any competition."""
+    what = f"{db} holds no competition" if db.exists() else f"no database at {db}"
+    return f"{what}: create a competition with `{command('compete', 'create', 'NAME', '--ruleset', 'R', db=db)}`, " \
+           "or pass the right --db"
+
+
+def _only_competition(store, given: str | None, as_json: bool, db: Path) -> str:
     if given is not None:
         return given
     names = [c.name for c in store.list_competitions()]
-    if len(names) != 1:
-        raise refuse("pass --competition NAME: " + (f"the database holds {', '.join(names)}" if names else
-                                                     "the database holds none (`arena compete create`)"), as_json)
+    if not names:
+        raise refuse(_no_competition(db), as_json)
+    if len(names) > 1:
+        raise refuse(f"pass --competition NAME: {db} holds {', '.join(names)}", as_json)
     return names[0]
 
 
@@ -165,9 +173,11 @@ def _participant_command(action: str, name: str | None, competition: str | None,
                 out = {"add": lambda: r.add_participant(name, admin), "rotate": lambda: r.rotate(name),
                        "revoke": lambda: r.revoke(name), "list": r.participants}[action]()
         else:
+            if not db.exists():  # not made here: it would hold no competition
+                raise refuse(_no_competition(db), as_json)
             store = _writable(db, as_json)
             try:
-                comp = _only_competition(store, competition, as_json)
+                comp = _only_competition(store, competition, as_json, db)
                 if action == "add":
                     p, token = policy.add_participant(store, comp, name, admin=admin)
                     out = {**p.public(), "token": token}

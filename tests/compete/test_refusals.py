@@ -77,3 +77,23 @@ def test_serve_refuses_a_bad_certificate_or_key_in_one_line_before_starting(tmp_
         lines = r.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: " + message.format(d=tmp_path)), r.stderr
     assert not (tmp_path / "arena.duckdb.run-lock").exists()
+
+
+def test_participant_add_on_a_database_without_a_competition_says_to_create_one(tmp_path):
+    from arena.compete import policy
+    from arena.store import Store
+
+    db = tmp_path / "arena.duckdb"
+    advice = (f": create a competition with `arena compete create NAME --ruleset R --db {db}`, or pass the right "
+              "--db")
+    r = cli("compete", "participant", "add", "carl", "--db", db, "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["error"] == f"no database at {db}{advice}"
+    assert not db.exists()  # not made by a command that cannot use it
+    Store.open(db).close()
+    r = cli("compete", "participant", "add", "carl", "--db", db, "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["error"] == f"{db} holds no competition{advice}"
+    with Store.open(db) as s:
+        for name in ("cup", "shield"):
+            policy.create(s, name, "classic")
+    r = cli("compete", "participant", "add", "carl", "--db", db, "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["error"] == f"pass --competition NAME: {db} holds cup, shield"
