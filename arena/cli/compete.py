@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from .base import (
     DEFAULT_DB, NoIsolateOption, OptionOption, RulesetName, WeakLimitsOption, DbOption, _Group, _limits,
-    _parse_options, app, command, console, err, fail,
+    _options_text, _parse_options, app, command, console, err, fail,
 )
 
 compete_app = typer.Typer(help="Host a competition: participants upload bots to its server from their own "
@@ -38,14 +38,15 @@ def refuse(message: str, as_json: bool, code: int = 1) -> typer.Exit:
 
 
 def _writable(db: Path, as_json: bool):
-    """The store at ``db`` opened for writing, refused while a competition server holds it."""
-    from ..store import RunLock, Store, StoreError
+    """The store at ``db`` opened for writing, refused while a competition server holds it
+    (:func:`arena.store.held_by_server`) or a tournament runs in it."""
+    from ..store import RunLock, Store, StoreError, held_by_server
 
     holder = RunLock(db).holder()
     if holder is not None:
-        raise refuse(f"{db} is held by pid {holder.get('pid', '?')} ({holder.get('tournament', '?')}): a running "
-                     "competition server is the database's only writer; go through it with --server URL and an admin "
-                     "token, or stop it first", as_json)
+        raise refuse(held_by_server(db) or f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                     f"{holder.get('tournament', '?')!r} in {db}: wait for it to finish, or pass another --db path",
+                     as_json)
     try:
         return Store.open(db)
     except StoreError as e:
@@ -123,21 +124,39 @@ def list_competitions(as_json: JsonOption = False, db: DbOption = DEFAULT_DB) ->
         print(json.dumps(rows))
         return
     for c in rows:
-        console.print(f"[bold]{escape(c['name'])}[/] {c['ruleset']} {c['status']}: "
-                      + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
+        console.print(competition_text(c), highlight=False)
+
+
+def competition_text(c: dict) -> str:
+    """A competition in one line of markup (`compete list`, `remote whoami`): its name, status,
+    ruleset and RULES.md §6.4 options, and policy: ``cup (closed): classic declarations=on
+    contree=on; uploads_per_day=10, …``."""
+    from ..store.model import variant_options
+
+    options = _options_text(variant_options(c["ruleset"], c["options"]))
+    return (f"[bold]{escape(c['name'])}[/] ({c['status']}): {c['ruleset']}" + (f" {options}" if options else "")
+            + "; " + ", ".join(f"{k}={v}" for k, v in c["policy"].items()))
 
 
 CompetitionOption = Annotated[str | None, typer.Option(
     "--competition", metavar="NAME", help="the competition (default: the database's only one)", show_default=False)]
 
 
-def _only_competition(store, given: str | None, as_json: bool) -> str:
+def _no_competition(db: Path) -> str:
+    """The refusal of a participant command on a database without any competition."""
+    what = f"{db} holds no competition" if db.exists() else f"no database at {db}"
+    return f"{what}: create a competition with `{command('compete', 'create', 'NAME', '--ruleset', 'R', db=db)}`, " \
+           "or pass the right --db"
+
+
+def _only_competition(store, given: str | None, as_json: bool, db: Path) -> str:
     if given is not None:
         return given
     names = [c.name for c in store.list_competitions()]
-    if len(names) != 1:
-        raise refuse("pass --competition NAME: " + (f"the database holds {', '.join(names)}" if names else
-                                                     "the database holds none (`arena compete create`)"), as_json)
+    if not names:
+        raise refuse(_no_competition(db), as_json)
+    if len(names) > 1:
+        raise refuse(f"pass --competition NAME: {db} holds {', '.join(names)}", as_json)
     return names[0]
 
 
@@ -154,9 +173,11 @@ def _participant_command(action: str, name: str | None, competition: str | None,
                 out = {"add": lambda: r.add_participant(name, admin), "rotate": lambda: r.rotate(name),
                        "revoke": lambda: r.revoke(name), "list": r.participants}[action]()
         else:
+            if not db.exists():  # not made here: it would hold no competition
+                raise refuse(_no_competition(db), as_json)
             store = _writable(db, as_json)
             try:
-                comp = _only_competition(store, competition, as_json)
+                comp = _only_competition(store, competition, as_json, db)
                 if action == "add":
                     p, token = policy.add_participant(store, comp, name, admin=admin)
                     out = {**p.public(), "token": token}
@@ -260,12 +281,14 @@ def serve(
     from referee import sandbox
     from referee.sandbox import report as sandbox_report
 
-    from ..compete.server import serve as run_server
+    from ..compete.server import serve as run_server, tls_problem
     from ..store import StoreError
     from ..web import ServeError, is_loopback
 
     if (certfile is None) != (keyfile is None):
         raise refuse("give both --certfile and --keyfile (or neither)", as_json, code=2)
+    if certfile is not None and (problem := tls_problem(certfile, keyfile)) is not None:
+        raise refuse(problem, as_json, code=2)  # before anything is printed or started
     if not db.exists():
         raise refuse(f"no database at {db}: `arena compete create NAME --db {db}` first", as_json)
     if not no_isolate and not sandbox.support().works:
@@ -423,6 +446,22 @@ def standings(
     _print_report(report, as_json)
 
 
+def rating_text(r: dict) -> str:
+    """An Elo with its 95% interval, whole numbers, as the standings show it (the ladder's, the
+    final's, `arena remote status`): ``1512 [1440, 1590]``; ``1746 [≥ 1038]`` for an interval with
+    no upper end (every board pair won), ``1254 [≤ 1962]`` with no lower end (as `arena ratings`)."""
+    low, high = r["ci_low"], r["ci_high"]
+    if low is None and high is None:
+        interval = "[-]"
+    elif high is None:
+        interval = f"[≥ {low:.0f}]"
+    elif low is None:
+        interval = f"[≤ {high:.0f}]"
+    else:
+        interval = f"[{low:.0f}, {high:.0f}]"
+    return f"{r['elo']:.0f} {interval}"
+
+
 def _print_report(report: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report))
@@ -435,9 +474,7 @@ def _print_report(report: dict, as_json: bool) -> None:
         if st["elo"] is None:  # nothing played yet
             rated = "not rated yet"
         else:
-            low, high = (f"{x:.0f}" if x is not None else "open" for x in (st["ci_low"], st["ci_high"]))
-            rated = f"{st['elo']:.0f} [{low}, {high}] {st['boards']} board pairs" + (
-                " provisional" if st["provisional"] else "")
+            rated = f"{rating_text(st)} {st['boards']} board pairs" + (" provisional" if st["provisional"] else "")
         console.print(f"{k:>3}. {escape(st['bot'] or '?')} ({escape(st['participant'])}, v{st['version']}, "
                       f"{st['status']}) {rated}", highlight=False)
     fin = report["final"]
@@ -448,4 +485,4 @@ def _print_report(report: dict, as_json: bool) -> None:
                   highlight=False)
     for r in fin["standings"]:
         console.print(f"{r['rank']:>3}. {escape(r['name'])}@{escape(r['version'])} ({escape(r['participant'] or '?')}) "
-                      f"{r['elo']} [{r['ci_low']}, {r['ci_high']}] {r['boards']} board pairs", highlight=False)
+                      f"{rating_text(r)} {r['boards']} board pairs", highlight=False)

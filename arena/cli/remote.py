@@ -86,24 +86,42 @@ def login(
 
 @remote_app.command("whoami")
 def whoami(server: ServerOption = None, as_json: JsonOption = False) -> None:
-    """Who your token is, the competition's ruleset and policy, your upload quota."""
+    """Who your token is; the competition (status, ruleset, options, policy); your upload quota
+    and your final."""
+    from .compete import competition_text
+
     with _remote(server, as_json) as r:
         me = _call(as_json, r.me)
+        url = r.server
     if as_json:
         print(json.dumps(me))
         return
     c = me["competition"]
-    console.print(f"{escape(me['participant'])} ({me['scope']}) in {escape(c['name'])}: {c['ruleset']}, "
-                  + ", ".join(f"{k}={v}" for k, v in c["policy"].items()), highlight=False)
-    if "quota" in me:
+    console.print(f"{escape(me['participant'])} ({me['scope']}) in {competition_text(c)}", highlight=False)
+    if c["status"] != "open":
+        console.print(f"uploads: none, the competition is {c['status']}", highlight=False)
+    elif "quota" in me:
         q = me["quota"]
         console.print(f"uploads: {q['used']} of {q['per_day']} in the last 24 hours"
                       + (f"; next possible in {q['retry_after_s']} s" if not q["left"] else ""), highlight=False)
     if me["scope"] == "participant":
+        console.print(_final_line(me, url), highlight=False)
+
+
+def _final_line(me: dict, server: str) -> str:
+    """The participant's final: its choice while the competition is open; once it is closed,
+    whether the final is played or under way, and which version of theirs is in it."""
+    c, fin = me["competition"], me.get("final")
+    if c["status"] == "open":
         choice = me.get("final_choice")
-        console.print(f"the final: version {choice} (`arena remote final`)" if choice else
-                      "the final: your latest active version (choose another with `arena remote final VERSION`)",
-                      highlight=False)
+        return (f"the final: version {choice} (`arena remote final`)" if choice else
+                "the final: your latest active version (choose another with `arena remote final VERSION`)")
+    standings = f"`arena compete standings {escape(c['name'])} --server {escape(server)}` shows it"
+    if fin is None:  # closed a moment ago (its final being made), or a server that does not say
+        return f"the final: the competition is {c['status']}; {standings}"
+    state = "played" if fin["status"] == "complete" else "under way"
+    entered = f"your version {fin['version']} in it" if fin["version"] else "no version of yours in it"
+    return f"the final is {state}, {entered}: {standings}"
 
 
 @remote_app.command("submit")
@@ -117,9 +135,9 @@ def submit(
     The server checks the archive, then the bot (sandbox check, a validation match
     against its house bot on practice boards): follow it with `arena remote status`.
     """
-    from referee.manifest import content_hash, load_manifest
+    from referee.manifest import content_hash
 
-    manifest = _call(as_json, lambda: load_manifest(folder))
+    manifest = _uploadable(folder, as_json)
     digest = _call(as_json, lambda: content_hash(manifest.folder))
     with _remote(server, as_json) as r:
         version, new = _call(as_json, lambda: r.submit(manifest.folder))
@@ -129,6 +147,19 @@ def submit(
     console.print(("uploaded" if new else "already uploaded (the same bytes)") + f" {escape(manifest.key)} "
                   f"(content hash {digest[:16]}…) as version {version['id']}: {version['status']}; "
                   "`arena remote status` follows it", highlight=False)
+
+
+def _uploadable(folder: Path, as_json: bool):
+    """The bot's manifest, refused here (before any upload) when the server would refuse it for
+    naming ``requirements``: a competition installs no packages."""
+    from referee.manifest import load_manifest
+
+    from ..compete.archive import no_packages
+
+    manifest = _call(as_json, lambda: load_manifest(folder))
+    if (why := no_packages(manifest)) is not None:
+        raise refuse(why, as_json)
+    return manifest
 
 
 @remote_app.command("status")
@@ -167,12 +198,13 @@ def status(
 
 
 def _standing(v: dict) -> str:
-    """A version's ladder rating in words: "1512 [1440, 1590]" (provisional marked), or "-"."""
+    """A version's ladder rating in words: "1512 [1440, 1590]", "1746 [≥ 1038]" (provisional marked), or "-"."""
+    from .compete import rating_text
+
     st = (v.get("ladder") or {}).get("standing")
     if not st or st.get("elo") is None:
         return "-"
-    low, high = (f"{x:.0f}" if x is not None else "?" for x in (st["ci_low"], st["ci_high"]))
-    return f"{st['elo']:.0f} [{low}, {high}]" + (" provisional" if st["provisional"] else "")
+    return rating_text(st) + (" provisional" if st["provisional"] else "")
 
 
 @remote_app.command("final")
@@ -200,11 +232,9 @@ def pack_folder(
 ) -> None:
     """Write the .tar.gz `arena remote submit` would upload (the files the content hash covers):
     for the upload form in the browser (/me)."""
-    from referee.manifest import load_manifest
-
     from ..compete.archive import pack
 
-    manifest = _call(as_json, lambda: load_manifest(folder))
+    manifest = _uploadable(folder, as_json)
     data = _call(as_json, lambda: pack(manifest.folder))
     out = out or Path(f"{manifest.name}-{manifest.version}.tar.gz")
     try:

@@ -157,14 +157,16 @@ router = APIRouter(prefix="/api/v1", tags=["competition"])
 
 @router.get("/me")
 def me(request: Request, who: Caller) -> dict:
-    """Who the token is (name, scope), the competition (ruleset, options, policy) and, for a
-    participant, the upload quota."""
+    """Who the token is (name, scope), the competition (ruleset, options, policy, status) and, for a
+    participant, the upload quota, its choice for the final and, once the competition is closed,
+    ``final``: the final's status and the participant's version in it (:func:`final.final_entry`)."""
     hub = _hub(request)
     c = hub.run(lambda s: s.get_competition(hub.competition))
     out = {"participant": who.name, "scope": who.scope, "competition": c.public()}
     if who.scope == "participant":
         out["quota"] = quota(hub, who)
         out["final_choice"] = hub.run(lambda s: s.final_choices(hub.competition)).get(who.name)
+        out["final"] = hub.run(lambda s: final.final_entry(s, hub.competition, who.name))
     return out
 
 

@@ -23,9 +23,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from referee.manifest import MAX_DEPTH, bot_files, shown
+from referee.manifest import MAX_DEPTH, NODE_MODULES, NODE_REQUIREMENTS, Manifest, bot_files, shown
 
-__all__ = ["ArchiveError", "ArchiveLimits", "ArchiveSummary", "check_archive", "extract", "pack"]
+__all__ = ["ArchiveError", "ArchiveLimits", "ArchiveSummary", "check_archive", "extract", "no_packages", "pack"]
 
 #: How an archive is told from other bytes: gzip's magic number.
 GZIP_MAGIC = b"\x1f\x8b"
@@ -79,6 +79,32 @@ class _Capped(io.RawIOBase):
         if self.read_bytes > self.cap:
             raise ArchiveError(self.why)
         return n
+
+
+#: How to install a Node.js bot's packages with no link (npm's ``node_modules/.bin/`` holds links).
+NPM_WITHOUT_LINKS = "npm ci --ignore-scripts --no-bin-links"
+
+
+def no_packages(manifest: Manifest) -> str | None:
+    """Why a competition refuses this bot (it names ``requirements``: nothing is installed for an
+    upload, a build would fetch from the network) and what to ship instead, fit for a Node.js
+    bot's ``package.json`` or a pip requirements file; None when it names none."""
+    if manifest.requirements is None:
+        return None
+    head = f"{manifest.key} names requirements ({manifest.requirements}): a competition installs no packages"
+    if PurePosixPath(manifest.requirements).name == NODE_REQUIREMENTS:
+        return (f"{head}: ship {NODE_MODULES}/ in the folder, installed with `{NPM_WITHOUT_LINKS}` (an archive "
+                "carries no links), and remove `requirements` from bot.toml")
+    return (f"{head}; ship them in the bot's folder (`pip install --target deps -r {manifest.requirements}`, then put "
+            "deps/ on sys.path; a virtual environment holds symbolic links, which an archive cannot carry) and remove "
+            "`requirements` from bot.toml")
+
+
+def _link_hint(name: str) -> str:
+    """What to add to the refusal of a link at ``name``: how npm installs without its ``.bin/`` links."""
+    parts = PurePosixPath(name).parts
+    in_bin = any(a == NODE_MODULES and b == ".bin" for a, b in zip(parts, parts[1:]))
+    return f"; run `{NPM_WITHOUT_LINKS}` to install {NODE_MODULES} without links" if in_bin else ""
 
 
 def _kind(member: tarfile.TarInfo) -> str | None:
@@ -140,7 +166,8 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
                 path = _check_name(member.name)
                 if (problem := _kind(member)) is not None:
                     raise ArchiveError(f"{shown(member.name)!r} in the archive is {problem}: an archive may hold "
-                                       "only regular files and folders; replace it by a copy of its file, or remove it")
+                                       "only regular files and folders; replace it by a copy of its file, or remove it"
+                                       + (_link_hint(member.name) if member.issym() or member.islnk() else ""))
                 norm = PurePosixPath(*[p for p in path.parts if p != "."]) if path.parts else path
                 if str(norm) in ("", "."):
                     folders += member.isdir()
@@ -211,7 +238,7 @@ def pack(folder: str | Path) -> bytes:
             st = path.lstat()
             if stat.S_ISLNK(st.st_mode):
                 raise ArchiveError(f"{shown(path)} is a symbolic link: an archive carries no links; replace it by a "
-                                   "copy of the file it points to")
+                                   "copy of the file it points to" + _link_hint(rel))
             info = tarfile.TarInfo(rel)
             info.size, info.mode, info.mtime = st.st_size, 0o755 if st.st_mode & 0o111 else 0o644, 0
             with open(path, "rb") as f:

@@ -193,14 +193,15 @@ class Remote:
         return self._call("PUT", "/final", json={"version": self.version_id(version)})
 
     def version_id(self, version: str | int) -> int:
-        """A version's id from its id or its bot's ``name@version`` (the latest upload of it)."""
+        """A version's id from its id or its bot's ``name@version`` (the latest upload of it not
+        rejected, else the latest)."""
         text = str(version)
         if text.isdigit():
             return int(text)
-        found = [v["id"] for v in self.versions() if v.get("bot") == text]
+        found = sorted((v["status"] != "rejected", v["id"]) for v in self.versions() if v.get("bot") == text)
         if not found:
             raise RemoteError(f"no version {text!r} of yours: `arena remote status` lists them")
-        return found[-1]
+        return found[-1][1]
 
     def participants(self) -> list[dict]:
         return self._call("GET", "/participants")

@@ -32,7 +32,7 @@ from ..report.tables import rating_table, ratings_json
 from ..store import Status, Store, StoreError, Tournament
 from ..store.compete import final_tournament, ladder_tournament
 
-__all__ = ["DEFAULT_BOARDS", "close", "final_report", "play", "play_in_server"]
+__all__ = ["DEFAULT_BOARDS", "close", "final_entry", "final_report", "play", "play_in_server"]
 
 #: Boards per pair of a final when ``close`` is not told otherwise.
 DEFAULT_BOARDS = 64
@@ -153,7 +153,7 @@ def final_report(store, competition: str) -> dict | None:
     t = store.get_tournament(final_tournament(competition))
     if t is None:
         return None
-    owners = {v.key: v for v in store.versions(competition) if v.key is not None}
+    owners = {v.key: v for v in store.versions(competition) if v.key is not None and v.status != "rejected"}
     table = rating_table(store.board_pair_results(tournament=t.name))
     rows = ratings_json(table) if table is not None else []
     for r in rows:
@@ -164,3 +164,14 @@ def final_report(store, competition: str) -> dict | None:
             "entrants": [{"bot": k, "participant": owners[k].participant if k in owners else None,
                           "version": owners[k].id if k in owners else None} for k in t.entrants],
             "board_pairs": t.board_pairs, "total": t.pairs * t.boards_per_pair, "standings": rows}
+
+
+def final_entry(store, competition: str, participant: str) -> dict | None:
+    """A participant's view of the final, or None before it exists: ``status`` (``running`` while
+    it is played, ``complete`` once its last board pair is stored) and ``version``, the id of the
+    participant's version that entered it (None: none did)."""
+    t = store.get_tournament(final_tournament(competition))
+    if t is None:
+        return None
+    mine = [v.id for v in store.versions(competition, participant) if v.status != "rejected" and v.key in t.entrants]
+    return {"status": t.stored_status or t.status, "version": mine[-1] if mine else None}

@@ -40,7 +40,7 @@ from ..play.bots import check_bot, freeze, remove_copy
 from ..store import Competition, Version
 from ..store.compete import PENDING
 from ..store.model import variant_options
-from .archive import ArchiveError, ArchiveLimits, extract
+from .archive import ArchiveError, ArchiveLimits, extract, no_packages
 from .hub import Hub
 
 __all__ = ["HOUSE_BOT", "Intake", "Rejected", "practice_seed"]
@@ -57,7 +57,13 @@ HOUSE_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"
 
 
 class Rejected(Exception):
-    """A version refused; the message is the reason its owner reads."""
+    """A version refused; the message is the reason its owner reads. ``bot``: its ``(name,
+    version, content hash or None)`` once its manifest was read, stored with the refusal (its
+    owner's status shows which bot it was)."""
+
+    def __init__(self, reason: str, bot: tuple | None = None):
+        super().__init__(reason)
+        self.bot = bot
 
 
 def practice_seed(competition_seed: int, version_id: int, ruleset: str) -> int:
@@ -176,7 +182,7 @@ class Intake:
             if made_copy is not None:
                 remove_copy(made_copy, hub.bots_root)
             reason = _hide_paths(str(e), {work: "the archive", hub.bots_root: "the frozen copies"})
-            return hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
+            return hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason, bot=e.bot))
         finally:
             _remove_tree(work)
 
@@ -186,31 +192,32 @@ class Intake:
         try:
             extract(archive, work, ArchiveLimits.of(c.policy))
             manifest = load_manifest(work)
-            manifest.check_plays(c.ruleset)
-            if manifest.requirements is not None:  # a build would fetch from the network for an uploader
-                raise Rejected(f"{manifest.key} names requirements ({manifest.requirements}): a competition "
-                               "installs no packages; ship them in the bot's folder (`pip install --target deps -r "
-                               f"{manifest.requirements}`, then put deps/ on sys.path; a virtual environment holds "
-                               "symbolic links, which an archive cannot carry) and remove `requirements` from bot.toml")
-            digest = content_hash(work)
         except (ArchiveError, ManifestError) as e:
             raise Rejected(str(e)) from None
+        named = (manifest.name, manifest.version, None)
+        try:
+            manifest.check_plays(c.ruleset)
+            if (why := no_packages(manifest)) is not None:  # a build would fetch from the network for an uploader
+                raise Rejected(why, named)
+            digest = content_hash(work)
+        except ManifestError as e:
+            raise Rejected(str(e), named) from None
         bot = (manifest.name, manifest.version, digest)
 
         def claim(s):
             owner = s.bot_owner(hub.competition, manifest.name)
             if owner is not None and owner != version.participant:
                 raise Rejected(f"the bot name {manifest.name!r} belongs to another participant: give your bot "
-                               "another name in bot.toml")
+                               "another name in bot.toml", bot)
             same = [v for v in s.versions(hub.competition, version.participant)
                     if v.id != version.id and v.content_hash == digest and v.status != "rejected"]
             if same:
                 raise Rejected(f"the same bot (content hash {digest[:16]}…) as your version {same[0].id}: "
-                               "nothing new to validate")
+                               "nothing new to validate", bot)
             old = s.get_bot(manifest.name, manifest.version)
             if old is not None and old.content_hash != digest:
                 raise Rejected(f"{manifest.key} is already registered with other content: a new version is a new "
-                               "entrant, so change `version` in bot.toml and upload again")
+                               "entrant, so change `version` in bot.toml and upload again", bot)
             s.set_version(version.id, "checking", bot=bot)
             return old is None
 

@@ -182,7 +182,8 @@ def version_ladder(store, competition: str, versions: list[Version]) -> dict[int
     out = {}
     for v in versions:
         st = table.get(v.id)
-        faults = [] if v.key is None else store.faults_of(ladder_tournament(competition), v.key)
+        played = v.key is not None and v.status != "rejected"  # a rejected one may carry another's name@version
+        faults = store.faults_of(ladder_tournament(competition), v.key) if played else []
         out[v.id] = {"standing": st.public() if st is not None and st.boards else None,
                      "faults": [{"block": f["board"] // size, **{k: f[k] for k in ("board", "table", "seat", "kind",
                                                                                    "detail")}} for f in faults]}

@@ -13,12 +13,14 @@ when given a certificate and key.
 from __future__ import annotations
 
 import logging
+import re
+import ssl
 from collections.abc import Callable
 from pathlib import Path
 
 from referee.sandbox import Limits
 
-from ..store import RunLock, StoreError
+from ..store import SERVER_LOCK_PREFIX, RunLock, StoreError
 from ..web import bind, create_app, is_loopback
 from . import api
 from .challenge import DEFAULT_PER_DAY
@@ -27,7 +29,7 @@ from .intake import Intake
 from .ladder import Ladder
 from .pages import mount_pages
 
-__all__ = ["build", "serve"]
+__all__ = ["build", "serve", "tls_problem"]
 
 
 def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allowed_hosts: list[str] | None = None,
@@ -70,7 +72,7 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
 
     _log_to_stderr()
     lock = RunLock(db)
-    lock.acquire(f"compete:{competition}")
+    lock.acquire(SERVER_LOCK_PREFIX + competition)  # other processes' opens refused at once (held_by_server)
     try:
         app, hub, intake, ladder = build(db, competition, limits=limits, workers=workers,
                                          allowed_hosts=None if is_loopback(host) else ["*"],
@@ -98,6 +100,45 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
             hub.close()
     finally:
         lock.release()
+
+
+class _Encrypted(Exception):
+    """The private key asked for its password while being checked."""
+
+
+def _ask_no_password():
+    raise _Encrypted
+
+
+def tls_problem(certfile: Path, keyfile: Path) -> str | None:
+    """What is wrong with the certificate chain and private key the server would serve TLS with
+    (:meth:`ssl.SSLContext.load_cert_chain`), in one line naming the file: missing, unreadable,
+    no PEM certificate or key in it, the key not the certificate's; None when they load (or the
+    key is encrypted: uvicorn asks for its password when it starts)."""
+    for option, path, what, begin in (("--certfile", certfile, "certificate", rb"-----BEGIN [A-Z0-9 ]*CERTIFICATE-----"),
+                                      ("--keyfile", keyfile, "private key", rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")):
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            return f"{option} {path}: no such file; give the PEM file of the TLS {what}"
+        except IsADirectoryError:
+            return f"{option} {path} is a folder; give the PEM file of the TLS {what}"
+        except OSError as e:
+            return f"{option} {path} cannot be read ({e.strerror or e}); give a PEM file this user can read"
+        if not re.search(begin, data):
+            return (f"{option} {path} holds no PEM {what} (no '-----BEGIN … {what.upper()}-----' line): give the "
+                    f"TLS {what} in PEM form")
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(certfile, keyfile, password=_ask_no_password)
+    except _Encrypted:
+        return None
+    except ssl.SSLError as e:
+        if e.reason == "KEY_VALUES_MISMATCH":
+            return (f"--keyfile {keyfile} does not match the certificate of --certfile {certfile}: give the private "
+                    "key the certificate was issued for")
+        return (f"--certfile {certfile} and --keyfile {keyfile} cannot be loaded ({e.reason or e}): give a PEM "
+                "certificate chain and its private key, unbroken")
+    return None
 
 
 def _log_to_stderr() -> None:

@@ -85,7 +85,7 @@ from .analysis import AnalysisReads, AnalysisWriter
 from .compete import (
     Challenge, CompeteReads, CompeteWriter, Competition, LadderUnit, LadderWriter, Participant, Version,
 )
-from .connection import LOCK_WAIT_S, Connection, RunLock
+from .connection import LOCK_WAIT_S, SERVER_LOCK_PREFIX, Connection, RunLock, held_by_server
 from .entries import EntryWriter
 from .export import TABLES, VIEWS, Exporter, write_loader
 from .model import (
@@ -102,6 +102,8 @@ __all__ = [
     "TABLES",
     "VIEWS",
     "LOCK_WAIT_S",
+    "SERVER_LOCK_PREFIX",
+    "held_by_server",
     "Bot",
     "Challenge",
     "Competition",

@@ -24,6 +24,23 @@ from .schema import SCHEMA_VERSION, _rollback, migrate
 LOCK_WAIT_S = (15.0, 120.0)
 
 
+#: How a competition server names itself in the run lock (``compete:<competition>``): unlike a
+#: tournament run, it holds the database file for its whole life.
+SERVER_LOCK_PREFIX = "compete:"
+
+
+def held_by_server(db: str | Path) -> str | None:
+    """Why the database ``db`` cannot be opened: a competition server of another process holds
+    it until it stops (its run lock says so), with what to do instead; None otherwise."""
+    holder = RunLock(db).holder()
+    name = str((holder or {}).get("tournament", ""))
+    if not name.startswith(SERVER_LOCK_PREFIX) or holder.get("pid") == os.getpid():
+        return None
+    return (f"{Path(db).expanduser()} is held by pid {holder.get('pid', '?')} ({name}): a running competition server "
+            "has the database to itself until it stops; go through it with --server URL (writes need an admin "
+            "token) or its web pages, or stop it first")
+
+
 class RunLock:
     """The one writer of a database's results: an exclusive ``flock`` on the
     file ``<database>.run-lock``, held by ``arena tournament run`` for its whole
@@ -152,6 +169,8 @@ class Connection:
                 ) from None
         elif not p.exists():
             raise StoreError(f"there is no database at {p}: check the --db path")
+        if (why := held_by_server(p)) is not None:  # no wait: it holds the file until it stops
+            raise StoreError(why)
         if p.is_file() and p.stat().st_size == 0:
             raise StoreError(f"{p} is an empty file, not a DuckDB database: delete it or pass another --db path")
         return cls._connect(str(p), p, read_only=read_only)

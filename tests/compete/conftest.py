@@ -17,7 +17,7 @@ import pytest
 
 from tests.arena.conftest import REPO, SAMPLES, cli, output
 
-__all__ = ["REPO", "SAMPLES", "Server", "bot_copy", "cli", "output", "until"]
+__all__ = ["REPO", "SAMPLES", "Server", "bot_copy", "cli", "node_bot", "output", "until"]
 
 
 def until(condition, timeout: float, what: str, every: float = 0.1):
@@ -45,6 +45,16 @@ def bot_copy(src: str, dst: Path, *, name: str | None = None, version: str = "1.
     if name is not None:  # the bot says its name in GetBotInfo too
         bot = dst / "bot.py"
         bot.write_text(bot.read_text().replace(f'"{src}"', f'"{name}"'))
+    return dst
+
+
+def node_bot(dst: Path, *, requirements: bool = True) -> Path:
+    """A copy of the Node.js sample bot named nodebot (no ``node_modules/``: nothing here runs it),
+    naming its ``package.json`` as ``requirements`` unless told not to."""
+    shutil.copytree(SAMPLES / "node", dst)
+    toml = dst / "bot.toml"
+    text = toml.read_text().replace('name = "starter-node"', 'name = "nodebot"').replace('"1.0.0"', '"0.1.0"')
+    toml.write_text(text + ('requirements = "package.json"\n' if requirements else ""))
     return dst
 
 

@@ -54,6 +54,8 @@ BAD = {
     "dot-dot inside": (lambda: tgz((entry("a/../../b"), b"x")), "'..'"),
     "symbolic link": (lambda: tgz((entry("link", tarfile.SYMTYPE, "/etc/passwd"), None)), "symbolic link"),
     "hard link": (lambda: tgz((entry("hard", tarfile.LNKTYPE, "bot.toml"), None)), "hard link"),
+    "npm's link": (lambda: tgz((entry("node_modules/.bin/tsc", tarfile.SYMTYPE, "../typescript/bin/tsc"), None)),
+                   "run `npm ci --ignore-scripts --no-bin-links` to install node_modules without links"),
     "character device": (lambda: tgz((entry("null", tarfile.CHRTYPE), None)), "a device"),
     "block device": (lambda: tgz((entry("sda", tarfile.BLKTYPE), None)), "a device"),
     "fifo": (lambda: tgz((entry("pipe", tarfile.FIFOTYPE), None)), "FIFO"),

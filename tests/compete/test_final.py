@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import duckdb
 import pytest
 
+from arena.cli.compete import rating_text
 from arena.compete import final
 from arena.compete.hub import Hub
 from arena.compete.ladder import Ladder
@@ -65,6 +67,20 @@ def test_close_plays_a_final_on_identical_boards_and_reveals_the_committed_seed(
     r = cli("compete", "standings", "cup", "--db", db)
     assert r.exit_code == 0, output(r)
     assert "final (complete)" in r.stdout and fin["seed"] in r.stdout.replace("\n", "")
+    # the final's lines as the ladder's: whole Elo, its interval, never None
+    lines = r.stdout.splitlines()
+    final_lines = lines[[k for k, line in enumerate(lines) if line.startswith("final (")][0] + 1:]
+    assert len(final_lines) == 3 and "None" not in r.stdout, r.stdout
+    for line in final_lines:
+        assert re.fullmatch(r" +\d\. \S+@\d\.0\.0 \((ann|bob|cyd)\) \d+ \[(\d+, \d+|≥ \d+|≤ \d+)\] 6 board pairs",
+                            line), line
+
+
+def test_the_standings_show_whole_elo_and_a_one_sided_interval_as_the_readme_does():
+    """The final's line of the trial (`1746.1 [1037.7, None]`) and the ladder's, one formatter."""
+    assert rating_text({"elo": 1746.1, "ci_low": 1037.7, "ci_high": None}) == "1746 [≥ 1038]"
+    assert rating_text({"elo": 1253.9, "ci_low": None, "ci_high": 1962.3}) == "1254 [≤ 1962]"
+    assert rating_text({"elo": 1512.4, "ci_low": 1440.0, "ci_high": 1589.6}) == "1512 [1440, 1590]"
 
 
 def test_a_participants_own_choice_enters_the_final(tmp_path):
@@ -88,3 +104,51 @@ def test_a_participants_own_choice_enters_the_final(tmp_path):
             hub.run(lambda s: s.choose_final("cup", "ann", old.id))
     finally:
         hub.close()
+
+
+def test_whoami_and_list_show_the_options_the_status_and_the_final_once_closed(tmp_path, remote_env, monkeypatch):
+    """`arena remote whoami` (the /me of the app, in process) and `arena compete list`: the §6.4
+    options and the status; once closed, the final under way then played, never a choice."""
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from arena.compete import policy
+    from arena.compete.client import Remote
+    from arena.compete.server import build
+    from arena.store import Store
+
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic", {"contree": True})
+        tokens = {who: policy.add_participant(s, "cup", who)[1] for who in ("ann", "bob")}
+    app, hub, _, _ = build(db, "cup", limits=Limits(isolate=False), ladder_workers=0)
+    try:
+        mine = enter(hub, "ann", SAMPLES / "random")
+        enter(hub, "bob", SAMPLES / "greedy")
+        client = TestClient(app, base_url="http://127.0.0.1")
+        monkeypatch.setattr(Remote, "me", lambda self: client.get("/api/v1/me", headers=self._http.headers).json())
+        monkeypatch.setenv("ARENA_TOKEN", tokens["ann"])
+
+        def whoami() -> str:
+            r = cli("remote", "whoami", "--server", "http://127.0.0.1:9")
+            assert r.exit_code == 0, output(r)
+            return " ".join(r.stdout.split())
+
+        text = whoami()
+        assert text.startswith("ann (participant) in cup (open): classic declarations=on contree=on; uploads_per_day=")
+        assert "choose another with `arena remote final VERSION`" in text
+        hub.run(lambda s: final.close(s, "cup", boards=1))
+        text = whoami()
+        assert "in cup (closed): classic declarations=on contree=on;" in text and "uploads: none" in text
+        assert f"the final is under way, your version {mine.id} in it" in text and "choose" not in text
+        assert final.play_in_server(hub, Limits(isolate=False), threading.Event())
+        assert (f"the final is played, your version {mine.id} in it: `arena compete standings cup --server "
+                "http://127.0.0.1:9` shows it") in whoami()
+        r = cli("remote", "whoami", "--server", "http://127.0.0.1:9", "--json")
+        assert json.loads(r.stdout)["final"] == {"status": "complete", "version": mine.id}
+    finally:
+        hub.close()
+    r = cli("compete", "list", "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert " ".join(r.stdout.split()).startswith("cup (closed): classic declarations=on contree=on; uploads_per_day=")

@@ -104,3 +104,33 @@ def test_two_intake_threads_take_each_version_once(tmp_path):
     finally:
         intake.stop()
         hub.close()
+
+
+def test_a_bot_naming_requirements_is_rejected_with_advice_for_its_kind_and_its_name(tmp_path):
+    """A competition installs no packages: a package.json is told to ship node_modules/ without
+    links, a pip file to ship deps/; the rejected version carries its manifest's name@version."""
+    from .conftest import node_bot
+
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic")
+        policy.add_participant(s, "cup", "ann")
+    hub = Hub(db, "cup")
+    try:
+        intake = Intake(hub, Limits(isolate=False))
+        node = upload(hub, "ann", node_bot(tmp_path / "node"))
+        pip = bot_copy("random", tmp_path / "pip", name="pipbot")
+        (pip / "requirements.txt").write_text("sortedcontainers==2.4.0\n")
+        (pip / "bot.toml").write_text((pip / "bot.toml").read_text() + 'requirements = "requirements.txt"\n')
+        pip = upload(hub, "ann", pip)
+        out = intake.process(hub.run(lambda s: s.get_version(node)))
+        assert out.status == "rejected" and out.public()["bot"] == "nodebot@0.1.0"
+        assert out.reason == ("nodebot@0.1.0 names requirements (package.json): a competition installs no packages: "
+                              "ship node_modules/ in the folder, installed with `npm ci --ignore-scripts "
+                              "--no-bin-links` (an archive carries no links), and remove `requirements` from bot.toml")
+        out = intake.process(hub.run(lambda s: s.get_version(pip)))
+        assert out.status == "rejected" and out.public()["bot"] == "pipbot@1.0.0"
+        assert "`pip install --target deps -r requirements.txt`" in out.reason and "npm" not in out.reason
+        assert hub.run(lambda s: s.bot_owner("cup", "nodebot")) is None  # a rejected version claims no name
+    finally:
+        hub.close()

@@ -11,6 +11,7 @@ import os
 import socket
 import stat
 import tarfile
+import time
 
 import duckdb
 import httpx
@@ -184,6 +185,20 @@ def test_wrong_and_revoked_tokens_are_401(field, remote_env):
     code, out = remote(new, "whoami", server=url)
     assert code == 0 and out["participant"] == "cyd"
     tokens["cyd"] = new
+
+
+def test_commands_on_the_servers_database_name_the_server_at_once(field):
+    """Reads (standings, list, ratings) and writes without --server, while the server holds the
+    database: its pid and name, and --server, at once (not after DuckDB's lock wait, 15 s)."""
+    from arena.store import LOCK_WAIT_S
+
+    holder = f"is held by pid {field['server'].proc.pid} (compete:{NAME}): a running competition server"
+    for args in (("compete", "standings", NAME), ("compete", "list"), ("ratings",),
+                 ("compete", "participant", "add", "dan")):
+        start = time.monotonic()
+        r = cli(*args, "--db", field["db"])
+        assert r.exit_code == 1 and holder in output(r) and "go through it with --server URL" in output(r), output(r)
+        assert time.monotonic() - start < LOCK_WAIT_S[0] / 3, args
 
 
 BAD = {
