@@ -180,9 +180,10 @@ def _load_json(path: Path, what: str) -> dict:
 
 def check_node_packages(copy: Path, manifest: Manifest) -> None:
     """Refuse a Node.js build that could read the arena machine's files or reach other hosts:
-    ``package.json`` at the top of the folder, every dependency a registry version or range,
-    ``package-lock.json`` beside it (version 2 or 3) with every package resolved from
-    :data:`NPM_REGISTRY` and none a link.
+    ``package.json`` at the top of the folder, without ``workspaces`` or ``overrides``, every
+    dependency a registry version or range; ``package-lock.json`` beside it (version 2 or 3)
+    with every package under ``node_modules/``, resolved from :data:`NPM_REGISTRY` and none a
+    link; no ``.npmrc`` (npm would read its settings: another registry) nor shrinkwrap.
 
     Raises:
         BuildError: naming the field, package or entry refused, and what to do.
@@ -190,7 +191,15 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
     if manifest.requirements != NODE_REQUIREMENTS:
         raise BuildError(f"{manifest.key}: requirements {manifest.requirements!r}: a Node.js bot names the "
                          f"{NODE_REQUIREMENTS} at the top of its folder (requirements = \"{NODE_REQUIREMENTS}\")")
+    for name in (".npmrc", "npm-shrinkwrap.json"):
+        if os.path.lexists(copy / name):  # a project .npmrc could name another registry, a shrinkwrap another lock
+            raise BuildError(f"{manifest.key}: its folder holds {name}, which npm would read during the build: remove "
+                             f"it (the build uses this machine's npm settings and {NODE_LOCK} only)")
     package = _load_json(copy / NODE_REQUIREMENTS, "npm's package.json")
+    for field in ("workspaces", "overrides"):
+        if field in package:
+            raise BuildError(f"{NODE_REQUIREMENTS}: {field!r} is not allowed in a bot (it can install folders from "
+                             "outside the bot's, or other packages than the dependencies name): remove it")
     for field in _DEPENDENCY_FIELDS:
         deps = package.get(field, {})
         if not isinstance(deps, dict):
@@ -213,6 +222,9 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
     for key, entry in lock["packages"].items():
         if key == "":
             continue
+        if not isinstance(key, str) or not key.startswith(NODE_MODULES + "/") or ".." in key.split("/"):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} is not a package under {NODE_MODULES}/ (a workspace "
+                             "or a folder): a bot's packages come from the npm registry only")
         if not isinstance(entry, dict) or entry.get("link"):
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} is a link to a folder, not a package of the registry")
         resolved = entry.get("resolved")

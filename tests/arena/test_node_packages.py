@@ -85,3 +85,22 @@ def test_without_a_lock_file_submit_refuses_and_keeps_nothing(tmp_path):
     assert "no package-lock.json beside package.json" in output(r) and "npm install --package-lock-only" in output(r)
     assert not any((tmp_path / "bots").rglob("bot.toml")) if (tmp_path / "bots").exists() else True
     assert json.loads(cli("bots", "list", "--json", "--db", db).stdout) == []
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda bot: (bot / ".npmrc").write_text("registry=http://127.0.0.1:9/\n"), "its folder holds .npmrc"),
+    (lambda bot: (bot / "npm-shrinkwrap.json").write_text("{}"), "its folder holds npm-shrinkwrap.json"),
+    (lambda bot: edit_json(bot / "package.json", lambda d: d.__setitem__("workspaces", ["../../.."])),
+     "'workspaces' is not allowed in a bot"),
+    (lambda bot: edit_json(bot / "package.json", lambda d: d.__setitem__("overrides", {"long": "file:/etc"})),
+     "'overrides' is not allowed in a bot"),
+    (lambda bot: edit_json(bot / "package-lock.json", lambda d: d["packages"].__setitem__("../outside", {"version": "1"})),
+     "'../outside' is not a package under node_modules/"),
+])
+def test_what_would_steer_npm_elsewhere_is_refused(tmp_path, change, message):
+    """npm reads a project .npmrc (another registry: a host of the arena's network), installs
+    workspaces (folders outside the bot's) and overrides: none reaches the build."""
+    bot = node_bot(tmp_path)
+    change(bot)
+    with pytest.raises(BuildError, match=re.escape(message)):
+        check_node_packages(bot, load_manifest(bot))
