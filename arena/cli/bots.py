@@ -161,6 +161,7 @@ def bots_check(
     decision_ms: DecisionMsOption = 1000,
     seed: Annotated[int | None, typer.Option(min=0, help="draw the positions and boards from this seed (default: a "
                                                          "new secret one, printed at the end), to ask them again")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as one JSON object (for a bot's CI)")] = False,
     no_isolate: NoIsolateOption = False,
     weak_limits: WeakLimitsOption = False,
     db: DbOption = DEFAULT_DB,
@@ -178,16 +179,20 @@ def bots_check(
     try:
         manifest = load_manifest(folder)
         limits = _limits(0, 1024, isolate, [manifest], weak_limits)
-        console.print(sandbox_report(limits), style="dim", highlight=False)
+        say = err if as_json else console  # stdout is the JSON alone
+        say.print(sandbox_report(limits), style="dim", highlight=False)
         if manifest.requirements is not None:
-            console.print(f"installing the packages of {manifest.requirements} into a temporary copy ...",
-                          highlight=False)
+            say.print(f"installing the packages of {manifest.requirements} into a temporary copy ...",
+                      highlight=False)
         with built(folder) as ready:
             report = check_bot(ready, ruleset=RULESETS[ruleset.value] if ruleset else None, boards=boards,
                                decision_ms=decision_ms, limits=limits, seed=seed)
     except (ManifestError, BuildError) as e:
         raise fail(str(e)) from None
-    _print_check(report)
+    if as_json:
+        print(json.dumps(report.to_json()))
+    else:
+        _print_check(report)
     if not report.ok:
         raise typer.Exit(code=1)
 

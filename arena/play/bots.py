@@ -60,6 +60,21 @@ class ConformanceReport:
     def ok(self) -> bool:
         return not self.problems and not self.faults
 
+    def to_json(self) -> dict:
+        """The report as plain data (``arena bots check --json``): ``ok``, the bot, its info and
+        transport, the seed, the configurations asked and not, every position's answer (ms; the
+        fault's kind, detail and what was shown for a wrong one), the match's decisions per kind
+        and latency (ms), the problems and the faults."""
+        return {
+            "ok": self.ok, "bot": self.manifest.key, "info": self.info, "transport": self.transport,
+            "seed": None if self.seed is None else str(self.seed), "configs": self.configs, "not_asked": self.not_asked,
+            "positions": [{"config": a.config, "situation": a.situation, "seat": a.seat, "ms": round(a.ms, 3),
+                           "ok": a.ok, "fault": a.kind, "detail": a.detail, "shown": a.shown} for a in self.answers],
+            "match": {"played": self.match, "decisions": dict(self.decisions), "median_ms": round(self.median_ms, 3),
+                      "p99_ms": round(self.p99_ms, 3)},
+            "problems": self.problems, "faults": self.faults,
+        }
+
     @property
     def median_ms(self) -> float:
         return statistics.median(self.latencies_ms) if self.latencies_ms else 0.0

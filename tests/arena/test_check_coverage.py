@@ -8,6 +8,7 @@ wrong in one place only, and on the sample bot, in the sandbox.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -212,3 +213,19 @@ def test_a_bot_not_built_yet_is_told_to_build(tmp_path):
     r = cli("bots", "check", bot)
     assert r.exit_code == 1, output(r)
     assert "its command runs ./bot, which is not in" in output(r) and "build the bot first" in output(r)
+
+
+def test_the_report_as_json_for_a_bots_ci(tmp_path):
+    """``--json``: stdout is one object a script can read; a wrong answer is in it whole."""
+    bot = bot_folder(tmp_path, "blindspot", "--phase", "DECLARATION")
+    r = cli("bots", "check", bot, "--boards", 1, "--ruleset", "two-player", "--seed", 3, "--json")
+    assert r.exit_code == 1, output(r)
+    report = json.loads(r.stdout)
+    assert report["ok"] is False and report["bot"] == "blindspot@1.0.0" and report["seed"] == "3"
+    assert report["configs"] == ["two-player (declarations=on)"] and report["not_asked"] == []
+    positions = report["positions"]
+    assert [p["situation"] for p in positions] == sorted(EXPECTED["two-player (declarations=on)"], key=SITUATIONS.index)
+    (wrong,) = [p for p in positions if not p["ok"]]
+    assert wrong["situation"] == "declaration" and wrong["fault"] == "wrong-kind" and wrong["seat"] == 0
+    assert "legal actions: declares nothing" in wrong["shown"]
+    assert report["problems"][0].startswith("1 wrong answer(s) to the 11 chosen positions")
