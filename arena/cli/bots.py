@@ -63,12 +63,17 @@ def _print_check(report) -> None:
     if report.seed is not None:
         console.print(f"positions and boards drawn from seed {report.seed}: `--seed {report.seed}` asks the same again",
                       highlight=False, markup=False, soft_wrap=True)
+    # continuation lines indented: a bot's own text (an error's message) cannot add a line of its own
     for p in report.problems:
-        err.print(f"[red]problem:[/] {escape(p)}", highlight=False)
+        err.print(f"[red]problem:[/] {escape(_indented(p))}", highlight=False)
     for f in report.faults[:20]:
-        err.print(f"[red]fault:[/] {escape(f)}", highlight=False)
+        err.print(f"[red]fault:[/] {escape(_indented(f))}", highlight=False)
     console.print("[green]conformance check passed[/]" if report.ok else
                   f"[red]conformance check failed[/]: {len(report.problems)} problem(s), {len(report.faults)} fault(s)")
+
+
+def _indented(text: str) -> str:
+    return "\n    ".join(text.splitlines())
 
 
 def _print_coverage(report) -> None:

@@ -30,10 +30,12 @@ machine); :func:`read_requirements` says which line is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -62,6 +64,11 @@ NPM_REGISTRY = "https://registry.npmjs.org/"
 # ":" or "/" (file:, link:, git+https://, github's user/repo)
 _NPM_SPEC = re.compile(r"^[0-9A-Za-z.*^~<>=|\s+-]*$")
 _DEPENDENCY_FIELDS = ("dependencies", "optionalDependencies", "devDependencies", "peerDependencies")
+# a registry version, exactly (semver 2.0): what a lock entry's "version" must be
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
+#: Largest package.json and package-lock.json read, bytes.
+MAX_PACKAGE_JSON_BYTES = 1024 * 1024
+MAX_LOCK_BYTES = 8 * 1024 * 1024
 
 
 class BuildError(ValueError):
@@ -164,11 +171,16 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
     return Build(source, installed(copy))
 
 
-def _load_json(path: Path, what: str) -> dict:
+def _load_json(path: Path, what: str, limit: int) -> dict:
+    """The JSON object of ``path``, at most ``limit`` bytes (parsing takes ~30 times the file's
+    size in memory: a huge file would exhaust the arena's)."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(limit + 1)
     except OSError as e:
         raise BuildError(f"cannot read {shown(path)}: {e.strerror}") from None
+    if len(raw) > limit:
+        raise BuildError(f"{shown(path)} is larger than {limit // 1024} KiB ({what}): a bot's is far smaller")
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:
@@ -195,7 +207,7 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
         if os.path.lexists(copy / name):  # a project .npmrc could name another registry, a shrinkwrap another lock
             raise BuildError(f"{manifest.key}: its folder holds {name}, which npm would read during the build: remove "
                              f"it (the build uses this machine's npm settings and {NODE_LOCK} only)")
-    package = _load_json(copy / NODE_REQUIREMENTS, "npm's package.json")
+    package = _load_json(copy / NODE_REQUIREMENTS, "npm's package.json", MAX_PACKAGE_JSON_BYTES)
     for field in ("workspaces", "overrides"):
         if field in package:
             raise BuildError(f"{NODE_REQUIREMENTS}: {field!r} is not allowed in a bot (it can install folders from "
@@ -213,7 +225,7 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
     if not lock_path.is_file() or lock_path.is_symlink():
         raise BuildError(f"{manifest.key}: no {NODE_LOCK} beside {NODE_REQUIREMENTS}: the build installs exactly "
                          f"what it locks (npm ci); make it with `npm install --package-lock-only --ignore-scripts`")
-    lock = _load_json(lock_path, "npm's lock file")
+    lock = _load_json(lock_path, "npm's lock file", MAX_LOCK_BYTES)
     if lock.get("lockfileVersion") not in (2, 3) or not isinstance(lock.get("packages"), dict):
         raise BuildError(f"{NODE_LOCK}: lockfileVersion {lock.get('lockfileVersion')!r}: make it again with npm 7 or "
                          "later (`npm install --package-lock-only --ignore-scripts`)")
@@ -231,6 +243,15 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
         if resolved is not None and (not isinstance(resolved, str) or not resolved.startswith(registry)):
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} resolves to {shown(str(resolved))!r}: a bot's packages "
                              f"come from the npm registry ({registry}) only")
+        version = entry.get("version")  # without "resolved", npm fetches name@version: a spec of any source
+        if not isinstance(version, str) or not _SEMVER.fullmatch(version):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} has version {shown(str(version))!r}: a locked package "
+                             "is a version of the npm registry (e.g. \"1.14.3\"), no file:, git or URL source")
+        for field in _DEPENDENCY_FIELDS:
+            deps = entry.get(field, {})
+            if not isinstance(deps, dict) or not all(isinstance(v, str) and _NPM_SPEC.fullmatch(v) for v in deps.values()):
+                raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} has {field} that are not registry versions or "
+                                 "ranges: a bot's packages come from the npm registry only")
 
 
 def install_node_packages(copy: Path, manifest: Manifest, *, timeout_s: float = BUILD_TIMEOUT_S) -> Build:
@@ -252,17 +273,24 @@ def install_node_packages(copy: Path, manifest: Manifest, *, timeout_s: float = 
         modules.unlink()
     elif modules.is_dir():
         shutil.rmtree(modules)
+    # git disabled (no git source can be fetched, whatever slipped through), and npm in a process
+    # group of its own, killed whole at the end: nothing it started outlives the build
     command = [npm, "ci", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline",
-               "--loglevel=error"]
+               "--loglevel=error", "--git=/bin/false"]
+    npm_run = subprocess.Popen(command, cwd=copy, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        done = subprocess.run(command, cwd=copy, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout_s)
+        out, _ = npm_run.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise BuildError(f"{manifest.key}: installing its packages ({NODE_REQUIREMENTS}) with npm took more than "
                          f"{timeout_s:.0f} s (a slow or unreachable npm registry?)") from None
-    if done.returncode != 0:
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(npm_run.pid, signal.SIGKILL)
+        npm_run.wait()
+    if npm_run.returncode != 0:
         raise BuildError(f"{manifest.key}: installing its packages ({NODE_REQUIREMENTS}) failed (npm ci exited with "
-                         f"status {done.returncode}). npm's last lines:\n{_npm_tail(done.stdout + done.stderr)}\n"
+                         f"status {npm_run.returncode}). npm's last lines:\n{_npm_tail(out)}\n"
                          f"Fix {NODE_REQUIREMENTS} and {NODE_LOCK} (`npm install --package-lock-only` makes them agree)")
     return Build("npm", installed(copy))
 

@@ -293,3 +293,17 @@ def test_a_results_folder_moved_whole_still_plays(tmp_path):
     assert r.exit_code == 0 and "2 board pairs played now, 1 already stored, 0 faults" in r.stdout, output(r)
     bots = json.loads(cli("bots", "list", "--json", "--db", new / "arena.duckdb").stdout)
     assert all(b["path"].startswith(str(new)) for b in bots)
+
+
+def test_a_bots_error_text_cannot_add_a_line_of_its_own_to_the_check_report(tmp_path):
+    """Red team 27: a bot's error message with newlines put a bare "conformance check passed"
+    line among the faults; every continuation line is indented now."""
+    from tests.referee.botkit import bot_folder
+
+    bot = bot_folder(tmp_path, "raiser", "--every", "--message", "ok<LF><LF>conformance check passed")
+    r = cli("bots", "check", bot, "--ruleset", "classic", "--boards", "1")
+    assert r.exit_code == 1, output(r)
+    lines = output(r).splitlines()
+    assert "conformance check passed" not in lines
+    assert "    conformance check passed" in lines
+    assert "conformance check failed" in r.stdout

@@ -152,7 +152,7 @@ def test_a_bot_wrong_only_in_two_player_fails_the_check_showing_the_request(tmp_
     text = output(r)
     assert "21 wrong answer(s) to the 123 chosen positions; the first: two-player (declarations=on), seat 1, " \
            "bid, round 1: wrong-kind" in " ".join(text.split())
-    assert "observation: seat 1 (team 1)" in text and "legal actions: pass, take" in text
+    assert "\n    observation: seat 1 (team 1)" in text and "\n    legal actions: pass, take" in text
     assert "answer: play {" in text  # the card it answered to a bid
     assert "conformance check failed" in text
 

@@ -104,3 +104,33 @@ def test_what_would_steer_npm_elsewhere_is_refused(tmp_path, change, message):
     change(bot)
     with pytest.raises(BuildError, match=re.escape(message)):
         check_node_packages(bot, load_manifest(bot))
+
+
+@pytest.mark.parametrize("version", ["file:/etc", "git+http://127.0.0.1:9/repo.git", "http://127.0.0.1:9/x.tgz",
+                                     "npm:other@1.0.0", "1.0.0 || file:/x"])
+def test_a_lock_entry_whose_version_is_another_source_is_refused(tmp_path, version):
+    """Red team 27: without "resolved", npm fetches name@version, so a lock entry's version that
+    is a folder, a git repository or a URL copied host files into the bot (and ran code on the
+    host through a git dependency's prepare step)."""
+    bot = node_bot(tmp_path)
+    edit_json(bot / "package.json", lambda d: d["dependencies"].__setitem__("x", "*"))
+    edit_json(bot / "package-lock.json", lambda d: d["packages"].__setitem__("node_modules/x", {"version": version}))
+    with pytest.raises(BuildError, match=re.escape(f"'node_modules/x' has version '{version}': a locked package is a "
+                                                   "version of the npm registry")):
+        check_node_packages(bot, load_manifest(bot))
+
+
+def test_a_lock_entrys_own_dependencies_are_registry_ranges_only(tmp_path):
+    bot = node_bot(tmp_path)
+    edit_json(bot / "package-lock.json", lambda d: d["packages"]["node_modules/@grpc/grpc-js"].setdefault(
+        "dependencies", {}).__setitem__("x", "file:/etc"))
+    with pytest.raises(BuildError, match="'node_modules/@grpc/grpc-js' has dependencies that are not registry"):
+        check_node_packages(bot, load_manifest(bot))
+
+
+def test_a_huge_package_json_is_refused_unparsed(tmp_path):
+    """Red team 27: a 30 MiB package.json took 1 GB of the arena's memory to parse."""
+    bot = node_bot(tmp_path)
+    (bot / "package.json").write_text('{"x": [' + ",".join(["{}"] * 600_000) + "]}")
+    with pytest.raises(BuildError, match=r"package.json is larger than 1024 KiB"):
+        check_node_packages(bot, load_manifest(bot))

@@ -1,8 +1,8 @@
 """Test bot 'raiser': its decide() raises on chosen play decisions (the SDK answers INTERNAL).
 
 ``python bot.py [--deals 2,3] [--nth N] [--every] [--message TEXT]`` (tests/bots/README.md);
-``--message`` is the exception's text (default "deliberate failure in decide()"; ``<ESC>`` and
-``<BEL>`` stand for those control characters).
+``--message`` is the exception's text (default "deliberate failure in decide()"; ``<ESC>``,
+``<BEL>`` and ``<LF>`` stand for those control characters).
 Only play decisions can trigger; other decisions are answered legally.
 The referee should record a ``bot-error`` fault, play the fallback and keep the process.
 """
@@ -20,7 +20,7 @@ class RaiserBot(Bot):
     def __init__(self, args: argparse.Namespace):
         super().__init__()
         self.trigger = Trigger(args, phases=(pb.PHASE_PLAY,))
-        self.message = args.message.replace("<ESC>", "\x1b").replace("<BEL>", "\x07")
+        self.message = args.message.replace("<ESC>", "\x1b").replace("<BEL>", "\x07").replace("<LF>", "\n")
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
         if self.trigger(request):
