@@ -276,7 +276,9 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
     options = wire.ruleset_options_pb(ruleset, board_count=len(positions))
     label = config_label(ruleset)
     seat = positions[0].seat
-    start = pb.StartMatchRequest(match_id="m-" + secrets.token_hex(16), ruleset=ruleset.name, options=options, seat=seat)
+    numbers = random.Random(seed)  # the deal numbers told: the same for the same seed (a bot seeding per deal)
+    start = pb.StartMatchRequest(match_id="m-%032x" % numbers.getrandbits(128), ruleset=ruleset.name, options=options,
+                                 seat=seat)
     out: list[Answer] = []
 
     def started() -> BotClient:
@@ -314,7 +316,7 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
                     continue
             state = p.state()
             legal = state.legal_actions()
-            request = decide_request(state, legal, options=options, deal_number=1 + secrets.randbelow(2**32 - 1),
+            request = decide_request(state, legal, options=options, deal_number=1 + numbers.randrange(2**32 - 1),
                                      deadline_ms=decision_ms)
             t0 = time.perf_counter()
             try:
