@@ -16,10 +16,11 @@ A Node.js bot names its ``package.json`` instead (``requirements = "package.json
 top of its folder, with its ``package-lock.json`` beside it): the build is ``npm ci
 --ignore-scripts --omit=dev`` in the copy (a clean ``node_modules/``, replacing one the folder
 held), no package's install scripts run, with npm's cache first (``--prefer-offline``) and
-the registry as this machine's npm is configured.  Every dependency must be a version or
-range of the registry, and every package of the lock file resolved from the registry
-(:func:`check_node_packages`): no ``file:``, ``link:``, git or URL sources, which could reach
-files or hosts of the arena's machine.
+the registry as this machine's npm is configured, git disabled, in a process group killed
+whole at the end.  Every dependency must be a version or range of the registry, and every
+package of the lock file an exact registry version, resolved from the registry when it says
+where (:func:`check_node_packages`): no ``file:``, ``link:``, git or URL sources, which could
+reach files or hosts of the arena's machine, or run code there (red team 27).
 
 Only wheels are installed (``--only-binary=:all:``): installing a wheel runs none of its code,
 while building a source distribution would run its setup code here, outside the sandbox. The
