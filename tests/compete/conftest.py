@@ -51,7 +51,7 @@ def bot_copy(src: str, dst: Path, *, name: str | None = None, version: str = "1.
 def node_bot(dst: Path, *, requirements: bool = True) -> Path:
     """A copy of the Node.js sample bot named nodebot (no ``node_modules/``: nothing here runs it),
     naming its ``package.json`` as ``requirements`` unless told not to."""
-    shutil.copytree(SAMPLES / "node", dst)
+    shutil.copytree(SAMPLES / "node", dst, ignore=shutil.ignore_patterns("node_modules"))  # as in a fresh clone
     toml = dst / "bot.toml"
     text = toml.read_text().replace('name = "starter-node"', 'name = "nodebot"').replace('"1.0.0"', '"0.1.0"')
     toml.write_text(text + ('requirements = "package.json"\n' if requirements else ""))
