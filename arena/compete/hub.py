@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import duckdb
+
 from ..store import ReadStore, Store
 
 T = TypeVar("T")
@@ -49,8 +51,8 @@ class Hub:
             folder.mkdir(parents=True, exist_ok=True)
         self.wake = threading.Event()  # set when an upload is queued: the intake looks at once
         self.challenges_per_day = 5  # arena compete serve --challenges-per-day (arena.compete.challenge)
-        self.sessions: dict = {}
-        self.ladder_cache: tuple[float, dict | None] = (0.0, None)  # (time.monotonic(), GET /api/v1/ladder)  # the browser's sessions by id (arena.compete.pages), in memory only
+        self.sessions: dict = {}  # the browser's sessions by id (arena.compete.pages), in memory only
+        self.ladder_cache: tuple[float, dict | None] = (0.0, None)  # (time.monotonic(), GET /api/v1/ladder)
         self.wake_ladder: Callable[[], None] = lambda: None  # the ladder looks at once (a version turned active, the competition closed)
 
     def run(self, work: Callable[[Store], T]) -> T:
@@ -59,10 +61,13 @@ class Hub:
             return work(self.store)
 
     def reader(self) -> ReadStore:
-        """A read-only store on a connection of its own (a cursor of the server's database):
-        what a web page reads with, from any thread; close it after use."""
+        """A read-only store on a connection of its own to the server's database (the same
+        DuckDB instance in this process: it sees every committed write): what a web page reads
+        with, from any thread; close it after use. Not a cursor of :attr:`store`'s connection:
+        the store closes that after each checkpoint (:meth:`Store.write_board_pairs`), and its
+        cursors with it."""
         with self.lock:
-            return ReadStore(self.store.con.cursor(), self.db, read_only=True)
+            return ReadStore(duckdb.connect(str(self.db)), self.db, read_only=True)
 
     def close(self) -> None:
         with self.lock:

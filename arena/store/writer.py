@@ -207,6 +207,12 @@ class Writer:
 
         ``also()`` (if given) makes more writes in the same transaction, after the board
         pairs (a competition's ladder marks its unit done with them: all or none).
+
+        A write that checkpoints (the log past :data:`WAL_CHECKPOINT`) then lets go of the
+        connection (:meth:`release`; the next use reconnects, with nothing to replay): DuckDB's
+        buffer pool keeps every block a connection wrote or read until the memory limit (80%
+        of the machine), so a store held for weeks (the competition server's) grew ~9 KiB a
+        board pair; released at each checkpoint it stays flat (``bench/compete_bench.py``).
         """
         ruleset = self._ruleset(tournament)
         items = list(results)
@@ -237,6 +243,7 @@ class Writer:
         if self.path is not None and _wal_path(self.path).exists() and \
                 _wal_path(self.path).stat().st_size >= WAL_CHECKPOINT:
             self._checkpoint()
+            self.release()  # DuckDB's buffer pool would keep every block written (issue 22: a server lives for weeks)
         return written
 
     def _write(self, tournament: str, ruleset: str, items, *, retry: bool = False):
