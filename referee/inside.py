@@ -182,17 +182,25 @@ def answer(memory_bytes: int) -> bytes:
 def supervise(listener: int, child: int, memory_bytes: int) -> int:
     """Answer the ``sysinfo(2)`` calls ``listener`` hands over (:func:`answer`, written into the
     caller's memory through ``/proc/PID/mem``; EFAULT for a pointer it cannot write through)
-    until ``child`` exits.  Returns its wait status."""
+    until ``child`` exits.  Returns its wait status.  The child's end is seen by ``SIGCHLD``
+    (no pidfd: the sandbox refuses them, their inode numbers count the machine's processes)."""
     libc = _libc()
-    pidfd = os.pidfd_open(child)
+    wake, woken = os.pipe()  # SIGCHLD writes a byte here (the signal's wakeup descriptor)
+    os.set_blocking(woken, False)
+    _signal.set_wakeup_fd(woken)
+    _signal.signal(_signal.SIGCHLD, lambda *_: None)
     poller = select.poll()
     poller.register(listener, select.POLLIN)
-    poller.register(pidfd, select.POLLIN)
+    poller.register(wake, select.POLLIN)
     notice = ctypes.create_string_buffer(_NOTIF_SIZE)
     while True:
+        done, status = os.waitpid(child, os.WNOHANG)  # before each wait: an end before the handler was set
+        if done:
+            return status
         for fd, _ in poller.poll():
-            if fd == pidfd:
-                return os.waitpid(child, 0)[1]
+            if fd == wake:
+                os.read(wake, 512)
+                continue
             ctypes.memset(notice, 0, _NOTIF_SIZE)
             if libc.ioctl(listener, _NOTIF_RECV, notice) < 0:
                 continue  # the caller died meanwhile (ENOENT), or a signal came (EINTR)

@@ -112,7 +112,12 @@ DENIED_SYSCALLS = (
     "process_madvise",
     # moving pages between NUMA nodes refuses (or skips) pages another process maps: a map count again
     "move_pages", "migrate_pages", "mbind",
+    # inode numbers from machine-wide counters: a pidfd's is the pid's, one more for each process
+    # the machine starts; a secret memfd's comes from the counter that numbers pipes and sockets
+    "pidfd_open", "memfd_secret",
 )
+#: clone flags refused beside the namespace flags: CLONE_PIDFD (a pidfd, above).
+CLONE_PIDFD = 0x1000
 #: A futex without FUTEX_PRIVATE_FLAG (128) is keyed by the file page it lies on: two sandboxes
 #: mapping the same read-only file wait and wake each other through it. Refused: a bot's threads
 #: use private futexes; only process-shared locks and semaphores (multiprocessing's) need these.
@@ -137,6 +142,9 @@ DENIED_FAMILIES = (15, 21, 29, 30, 31, 36, 38, 40, 42, 44)
 #: for 3,000 cookies moved every other sandbox's next cookie by exactly 3,000 (red team 9: 24
 #: bits a decision, 144 of 144 across tables). Answered ENOPROTOOPT, as a kernel without them.
 DENIED_SOCKOPTS = (57, 71)
+#: getsockopt and setsockopt(SOL_SOCKET, …) options refused: SO_PASSPIDFD and SO_PEERPIDFD, which
+#: hand a process a pidfd (its inode number counts the machine's processes). ENOPROTOOPT.
+DENIED_PIDFD_SOCKOPTS = (76, 77)
 #: Netlink protocols refused: NETLINK_SOCK_DIAG (its socket dumps hand out cookies too).
 DENIED_NETLINK = (4,)
 _NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000, 0x00020000, 0x00000080)
@@ -268,7 +276,7 @@ def seccomp_program() -> bytes | None:
             except Exception:  # a syscall this architecture does not have
                 continue
         f.add_rule(sc.ERRNO(38), "clone3")  # flags are behind a pointer: make libc use clone
-        for flag in _NAMESPACE_FLAGS:
+        for flag in (*_NAMESPACE_FLAGS, CLONE_PIDFD):
             f.add_rule(sc.ERRNO(1), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         # int arguments: the kernel reads their low 32 bits only, so compare those (an EQ on all 64
         # bits let (1 << 32) | F_SETLK through: found by the second red-team round)
@@ -284,6 +292,9 @@ def seccomp_program() -> bytes | None:
             f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))  # EAFNOSUPPORT
         for option in DENIED_SOCKOPTS:  # ENOPROTOOPT
             f.add_rule(sc.ERRNO(92), "getsockopt", sc.Arg(1, sc.MASKED_EQ, _INT, 1), sc.Arg(2, sc.MASKED_EQ, _INT, option))
+        for option in DENIED_PIDFD_SOCKOPTS:
+            for call in ("getsockopt", "setsockopt"):
+                f.add_rule(sc.ERRNO(92), call, sc.Arg(1, sc.MASKED_EQ, _INT, 1), sc.Arg(2, sc.MASKED_EQ, _INT, option))
         for protocol in DENIED_NETLINK:  # AF_NETLINK: EPROTONOSUPPORT
             f.add_rule(sc.ERRNO(93), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, 16), sc.Arg(2, sc.MASKED_EQ, _INT, protocol))
         with tempfile.TemporaryFile() as out:

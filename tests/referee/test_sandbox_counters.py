@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyseccomp
 import pytest
 
 from referee import sandbox
@@ -275,3 +276,96 @@ def test_no_socket_cookie_moves_between_sandboxes(tmp_path, sandboxed):
     else:
         assert (int(answered), error) == (COOKIES, "None")
         assert moved >= COOKIES, moved
+
+
+FORKS = 20
+#: ``python -c ASK_PIDFDS CLONE_NR``: asks for a pidfd every way there is — ``pidfd_open`` of a new
+#: child, ``clone(CLONE_PIDFD)``, ``SO_PEERPIDFD`` of a socket, ``SO_PASSPIDFD`` — and, between two
+#: children, forks FORKS more; prints JSON: each way's inode number (or its error) and the two
+#: children's inode numbers (pidfd_open).
+ASK_PIDFDS = """
+import ctypes, json, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+out = {}
+
+def child():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    return pid
+
+def ino(fd):
+    try:
+        return os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+
+def pidfd_of_child():
+    pid = child()
+    try:
+        return ino(os.pidfd_open(pid))
+    except OSError as e:
+        return e.strerror
+    finally:
+        os.waitpid(pid, 0)
+
+out["pidfd_open"] = first = pidfd_of_child()
+for _ in range(%d):
+    os.waitpid(child(), 0)
+out["pidfd_open, %d forks later"] = pidfd_of_child()
+box = ctypes.c_int(-1)
+rc = libc.syscall(int(sys.argv[1]), 0x1000 | 17, 0, ctypes.byref(box), 0, 0)  # clone(CLONE_PIDFD | SIGCHLD)
+if rc == 0:
+    os._exit(0)
+out["clone(CLONE_PIDFD)"] = os.strerror(ctypes.get_errno()) if rc < 0 else ino(box.value)
+if rc > 0:
+    os.waitpid(rc, 0)
+a, b = socket.socketpair()
+try:
+    out["SO_PEERPIDFD"] = ino(int.from_bytes(a.getsockopt(socket.SOL_SOCKET, 77, 4), "little"))
+except OSError as e:
+    out["SO_PEERPIDFD"] = e.strerror
+try:
+    a.setsockopt(socket.SOL_SOCKET, 76, 1)
+    out["SO_PASSPIDFD"] = "set"
+except OSError as e:
+    out["SO_PASSPIDFD"] = e.strerror
+print(json.dumps(out))
+""" % (FORKS, FORKS)
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "control"])
+def test_no_pidfd_counts_the_machines_processes(tmp_path, sandboxed):
+    """A pidfd's inode number is its process's number in one machine-wide count of processes
+    started (Linux ≥ 6.9, pidfs): two children's pidfds differ by every process the machine
+    started between them, a sandbox's partner's forks included (SECURITY.md "The inode numbers").
+    The seccomp filter refuses every way to a pidfd: ``pidfd_open``, ``clone(CLONE_PIDFD)``,
+    ``SO_PEERPIDFD`` and ``SO_PASSPIDFD``.  Control: outside the sandbox each gives one, and
+    two children's pidfds 20 forks apart differ by 21 or more."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    clone = str(pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, "clone"))
+    if sandboxed:
+        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", ASK_PIDFDS, clone], {"PATH": "/usr/bin"},
+                                Limits(), stdout=subprocess.PIPE, text=True)
+        try:
+            out, _ = box.process.communicate(timeout=60)
+        finally:
+            box.release()
+    else:
+        out = subprocess.run([sys.executable, "-c", ASK_PIDFDS, clone], capture_output=True, text=True,
+                             timeout=60).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    later = f"pidfd_open, {FORKS} forks later"
+    if sandboxed:
+        assert got == {"pidfd_open": "Operation not permitted", later: "Operation not permitted",
+                       "clone(CLONE_PIDFD)": "Operation not permitted", "SO_PEERPIDFD": "Protocol not available",
+                       "SO_PASSPIDFD": "Protocol not available"}
+    else:
+        assert all(isinstance(v, int) for k, v in got.items() if k != "SO_PASSPIDFD"), got
+        assert got["SO_PASSPIDFD"] == "set"
+        if got[later] == got["pidfd_open"]:
+            pytest.skip("pidfds share one inode on this kernel (Linux < 6.9): no count to read")
+        assert got[later] - got["pidfd_open"] >= FORKS + 1, got
