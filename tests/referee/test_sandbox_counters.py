@@ -244,6 +244,22 @@ def _next_cookie() -> int:
         os.sched_setaffinity(0, cpus)
 
 
+def _probe(tmp_path: Path, sandboxed: bool, code: str, *args: str) -> str:
+    """The output of ``python -c code args…``, in a sandbox (default limits) or, for a control,
+    on the host; each run bounded at 60 s."""
+    if not sandboxed:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60).stdout
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", code, *args], {"PATH": "/usr/bin"}, Limits(),
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        return box.process.communicate(timeout=60)[0]
+    finally:
+        box.release()
+
+
 @pytest.mark.guard(60)
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "control"])
 def test_no_socket_cookie_moves_between_sandboxes(tmp_path, sandboxed):
@@ -254,20 +270,8 @@ def test_no_socket_cookie_moves_between_sandboxes(tmp_path, sandboxed):
     seccomp filter refuses the cookie options and sock_diag: a sandboxed sender gets no cookie
     and the next cookie the host draws moved by nothing of it.  Control: the same sender
     outside the sandbox moves it by 3,000 (another program may draw a few)."""
-    folder = tmp_path / "code"
-    folder.mkdir(mode=0o755)
-    tmp_path.chmod(0o755)
     before = _next_cookie()
-    if sandboxed:
-        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", ASK_COOKIES, str(COOKIES)], {"PATH": "/usr/bin"},
-                                Limits(), stdout=subprocess.PIPE, text=True)
-        try:
-            out, _ = box.process.communicate(timeout=60)
-        finally:
-            box.release()
-    else:
-        out = subprocess.run([sys.executable, "-c", ASK_COOKIES, str(COOKIES)], capture_output=True, text=True,
-                             timeout=60).stdout
+    out = _probe(tmp_path, sandboxed, ASK_COOKIES, str(COOKIES))
     moved = _next_cookie() - before - 1
     answered, error, diag = out.strip().split("|")
     if sandboxed:
@@ -343,20 +347,7 @@ def test_no_pidfd_counts_the_machines_processes(tmp_path, sandboxed):
     The seccomp filter refuses every way to a pidfd: ``pidfd_open``, ``clone(CLONE_PIDFD)``,
     ``SO_PEERPIDFD`` and ``SO_PASSPIDFD``.  Control: outside the sandbox each gives one, and
     two children's pidfds 20 forks apart differ by 21 or more."""
-    folder = tmp_path / "code"
-    folder.mkdir(mode=0o755)
-    tmp_path.chmod(0o755)
-    clone = str(pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, "clone"))
-    if sandboxed:
-        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", ASK_PIDFDS, clone], {"PATH": "/usr/bin"},
-                                Limits(), stdout=subprocess.PIPE, text=True)
-        try:
-            out, _ = box.process.communicate(timeout=60)
-        finally:
-            box.release()
-    else:
-        out = subprocess.run([sys.executable, "-c", ASK_PIDFDS, clone], capture_output=True, text=True,
-                             timeout=60).stdout
+    out = _probe(tmp_path, sandboxed, ASK_PIDFDS, str(pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, "clone")))
     got = json.loads(out.strip().splitlines()[-1])
     later = f"pidfd_open, {FORKS} forks later"
     if sandboxed:
