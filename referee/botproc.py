@@ -51,6 +51,8 @@ _CHANNEL_OPTIONS = [
     ("grpc.max_reconnect_backoff_ms", 200),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", 1024 * 1024),
+    # never idle, so never dialled again: a locked sandbox accepts no connection it was not told of
+    ("grpc.client_idle_timeout_ms", 2**31 - 1),
 ]
 
 
@@ -467,10 +469,14 @@ class BotClient:
         return self.stub.GetBotInfo(pb.GetBotInfoRequest(), timeout=timeout_s)
 
     def start_match(self, request: pb.StartMatchRequest, timeout_s: float = 2.0) -> None:
-        """``StartMatch``; then (``limits.freeze``) the bot is frozen until its first decision."""
+        """``StartMatch``; then a sandboxed bot is locked (no new pipe, socket or shared memory
+        from now on: :meth:`referee.sandbox.Sandboxed.lock`) and (``limits.freeze``) frozen
+        until its first decision."""
         try:
             self.stub.StartMatch(request, timeout=timeout_s)
         finally:
+            if self._sandbox is not None:
+                self._sandbox.lock()
             if self._freezer is not None:
                 self._freezer.freeze()
 
@@ -531,6 +537,8 @@ class BotClient:
         if self._aio_channel is None:
             if self.target is None:
                 raise DecideError(grpc.StatusCode.UNAVAILABLE, "the bot was not started")
+            if self._sandbox is not None:  # a locked sandbox accepts only the connections we announce
+                self._sandbox.allow_accept()
             self._aio_channel = grpc.aio.insecure_channel(self.target, options=_CHANNEL_OPTIONS)
             self._aio_stub = pb_grpc.BotServiceStub(self._aio_channel)
         if not self.stream_decisions or self._stream_works is False:

@@ -1,32 +1,44 @@
-"""What runs inside a sandbox before the bot: ``/proc`` as an allow-list, and ``sysinfo(2)``
-answered with the bot's own figures (SECURITY.md "Host-wide counters"; issue 19 item 3).
+"""What runs inside a sandbox before the bot: ``sysinfo(2)`` answered with the bot's own
+figures, no new numbered inode once the match has begun, and a read allow-list (SECURITY.md
+"Host-wide counters", "Inode numbers"; issue 19 item 3).
 
-``python -I -S -c SOURCE [--memory BYTES] [--no-landlock] PROC_PATH... -- COMMAND...``
+``python -I -S -c SOURCE [--memory BYTES] [--lock-fd FD] [--no-landlock] PATH... -- COMMAND...``
 (:func:`wrapper`), run by bwrap after the sandbox's mounts are made (Landlock forbids
-making mounts once applied, so it cannot be applied outside), before ``prlimit`` and the bot:
+making mounts once applied, so it cannot be applied outside), before ``prlimit`` and the bot.
+The sandbox has no procfs: its ``/proc`` is a read-only folder of the static masks
+(:func:`referee.sandbox.proc_masks`), so nothing here reads ``/proc``.
 
-1. **sysinfo**: installs a seccomp filter that hands every ``sysinfo(2)`` of the bot and
-   its children to this process (a seccomp user notification), which writes the answer
-   itself (:func:`answer`): the bot's memory limit as the machine's memory, all of it free,
-   one process, no load, no swap.  The kernel's own answer is host-wide (load, free memory,
-   the machine's thread count): a partner holding memory or threads while frozen shows in
-   it.  Refusing the call is no fix: glibc's ``sysconf(_SC_PHYS_PAGES)`` ignores the error
-   and returns garbage.
-2. forks: the child is the bot; this process stays, supervising (:func:`supervise`) until
+1. forks: the child is the bot; this process stays, supervising (:func:`supervise`) until
    the bot exits, then exits as it did.
+2. **The bot's filter** (:func:`install_filter`, in the child, Linux ≥ 5.0; its listener is
+   handed to the supervisor over a socket pair): ``process_vm_readv``/``writev`` refused
+   (the supervisor uses them; the sandbox's own filter leaves them to this one), and these
+   calls handed to the supervisor as seccomp user notifications:
+
+   - ``sysinfo(2)``: answered by the supervisor (:func:`answer`, written into the caller's
+     memory by ``process_vm_writev``): the bot's memory limit as the machine's memory, all
+     of it free, one process, no load, no swap.  The kernel's own answer is host-wide
+     (load, free memory, the machine's thread count): a partner holding memory or threads
+     while frozen shows in it.  Refusing the call is no fix: glibc's
+     ``sysconf(_SC_PHYS_PAGES)`` ignores the error and returns garbage.
+   - the calls that make an inode numbered by a machine-wide counter (:data:`LOCKED`:
+     ``pipe``, ``pipe2``, ``socket``, ``socketpair``, ``accept``, ``accept4`` — the
+     kernel's ``get_next_ino()`` —, ``mq_open`` — the same —, ``memfd_create``, ``shmget``
+     and a shared ``mmap`` — the internal shmem mount's counter): let through until the
+     referee **locks** the sandbox (a byte ``L`` on ``--lock-fd``, written once the bot has
+     answered ``StartMatch``), refused (EPERM) after it.  Two processes of one entrant
+     could otherwise signal through such a counter: one moves it, the other reads it in a
+     new inode's number (red teams 8, 9).  Before the lock a bot knows no card, after it
+     it moves no counter.  The one exception is the referee's own connection: each byte
+     ``A`` lets one ``accept``/``accept4`` through (the referee writes it before it dials
+     its decision channel); any other ``accept`` after the lock fails with EAGAIN (nothing
+     to accept), so a server's accept loop goes back to waiting.
 3. **Landlock**, in the child: reading files and listing folders is allowed beneath every
    top-level entry of the sandbox's root but ``/proc``; in ``/proc`` only beneath the
-   ``PROC_PATH`` given (the static files that mask the host-wide counters,
-   :func:`referee.sandbox.proc_masks`) and, of the bot's own ``/proc/PID``, the files of
-   :data:`SELF_FILES` and the folders of :data:`SELF_DIRS`.  Denied: a process's memory
-   files (``pagemap``'s "exclusive" bit, ``smaps``' ``Pss``, ``smaps_rollup``,
-   ``numa_maps``' ``mapmax``), which count the processes mapping a page of a shared file,
-   so two live partners could signal through pages they keep mapped (red team 7: 24 of 24
-   partner hands); ``/proc/net``; other processes' folders (this one's included); and any
-   host-wide counter a kernel adds to ``/proc`` later.  Where the kernel has Landlock's
-   scopes (Linux ≥ 6.12), the bot cannot signal this supervisor either (killing it would
-   only end the bot's own sandbox).  Landlock (Linux ≥ 5.13) is unprivileged and stacks:
-   a bot may add rules, never remove these.
+   ``PATH`` given (the masks).  Where the kernel has Landlock's scopes (Linux ≥ 6.12), the
+   bot cannot signal this supervisor either (killing it would only end the bot's own
+   sandbox).  Landlock (Linux ≥ 5.13) is unprivileged and stacks: a bot may add rules,
+   never remove these.
 4. the child resets the signals Python ignores and replaces itself with ``COMMAND``.
 
 Exit status 126 with a message when a protection cannot be set up: the bot is never
@@ -39,16 +51,11 @@ import _signal  # not signal, nor functools or platform: each costs this start m
 import ctypes
 import os
 import select
+import socket
+import stat
 import struct
 import sys
 import time
-
-#: The files of the bot's own ``/proc/PID`` it may read: none counts another process's use of
-#: a page (``status``' and ``statm``'s resident sizes are the process's own).
-SELF_FILES = ("auxv", "cgroup", "cmdline", "comm", "environ", "limits", "maps", "mountinfo", "mounts",
-              "stat", "statm", "status")
-#: ... and the folders it may list (``fd``: Python's ``subprocess`` closes descriptors from it).
-SELF_DIRS = ("fd",)
 
 _LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446  # every architecture
 _LANDLOCK_VERSION = 1
@@ -57,17 +64,29 @@ _READ_FILE, _READ_DIR = 1 << 2, 1 << 3
 _SCOPE_SIGNAL = 1 << 1  # no signal to a process outside the ruleset's domain (ABI 6, Linux 6.12)
 _PR_SET_NO_NEW_PRIVS = 38
 
-#: (seccomp, sysinfo) syscall numbers and the audit architecture, by machine.
-_SYSCALLS = {"x86_64": (317, 99, 0xC000003E), "aarch64": (277, 179, 0xC00000B7)}
+#: Syscall numbers by machine: the audit architecture, and the calls :func:`install_filter` names.
+_SYSCALLS = {
+    "x86_64": dict(arch=0xC000003E, seccomp=317, sysinfo=99, process_vm_readv=310, process_vm_writev=311,
+                   pipe=22, pipe2=293, socket=41, socketpair=53, accept=43, accept4=288, memfd_create=319,
+                   mq_open=240, shmget=29, mmap=9),
+    "aarch64": dict(arch=0xC00000B7, seccomp=277, sysinfo=179, process_vm_readv=270, process_vm_writev=271,
+                    pipe2=59, socket=198, socketpair=199, accept=202, accept4=242, memfd_create=279,
+                    mq_open=180, shmget=194, mmap=222),
+}
+#: The calls refused once the sandbox is locked (``mmap``: a shared mapping only, ``MAP_SHARED``).
+LOCKED = ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "memfd_create", "mq_open", "shmget", "mmap")
+_ACCEPTS = ("accept", "accept4")
+_MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has it too
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER = 1, 8
-_RET_ALLOW, _RET_USER_NOTIF = 0x7FFF0000, 0x7FC00000
+_RET_ALLOW, _RET_USER_NOTIF, _RET_ERRNO = 0x7FFF0000, 0x7FC00000, 0x00050000
+_FLAG_CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel runs the call as asked
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
 _NOTIF_SIZE = 80  # struct seccomp_notif: id, pid, flags, seccomp_data (nr, arch, ip, args[6])
 _RESPONSE = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
 #: struct sysinfo on a 64-bit Linux: uptime, loads[3], totalram, freeram, sharedram, bufferram,
 #: totalswap, freeswap, procs (+ padding), totalhigh, freehigh, mem_unit (+ padding): 112 bytes.
 SYSINFO = struct.Struct("=q3Q6QHH4xQQI4x")
-_EFAULT = 14
+_EFAULT, _EPERM, _EAGAIN = 14, 1, 11
 
 
 def _libc() -> ctypes.CDLL:
@@ -126,7 +145,7 @@ def restrict(paths: list[str]) -> None:
             except OSError:
                 continue
             try:
-                is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
+                is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)  # (no procfs here to ask)
                 rule = _PathBeneath(_READ_FILE | (_READ_DIR if is_dir else 0), fd)
                 _check(libc.syscall(_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule),
                                     ctypes.c_uint32(0)), f"landlock_add_rule {path}")
@@ -140,34 +159,53 @@ def restrict(paths: list[str]) -> None:
 
 def allowed(proc_paths: list[str]) -> list[str]:
     """Every path :func:`restrict` is given inside a sandbox: the root's entries but ``/proc``,
-    ``proc_paths``, and this process's own :data:`SELF_FILES` and :data:`SELF_DIRS`."""
-    pid = os.getpid()
-    top = [os.path.join("/", name) for name in sorted(os.listdir("/")) if name != "proc"]
-    own = [f"/proc/{pid}/{name}" for name in SELF_FILES + SELF_DIRS]
-    return top + list(proc_paths) + own
+    and ``proc_paths``."""
+    return [os.path.join("/", name) for name in sorted(os.listdir("/")) if name != "proc"] + list(proc_paths)
 
 
 class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def listen_sysinfo() -> int:
-    """Install a seccomp filter that hands every ``sysinfo(2)`` of this process and its children
-    to a listener (``SECCOMP_RET_USER_NOTIF``, Linux ≥ 5.0); every other call is left to the
-    sandbox's own filter.  Returns the listener's descriptor; raises OSError when refused."""
-    seccomp, sysinfo, arch = _SYSCALLS[os.uname().machine]
-    program = [  # classic BPF: (code, jump if true, jump if false, k)
-        (0x20, 0, 0, 4),  # load seccomp_data.arch
-        (0x15, 0, 3, arch),  # another architecture's call: allow (the sandbox's filter kills it)
-        (0x20, 0, 0, 0),  # load seccomp_data.nr
-        (0x15, 0, 1, sysinfo),
-        (0x06, 0, 0, _RET_USER_NOTIF),
-        (0x06, 0, 0, _RET_ALLOW),
-    ]
-    raw = b"".join(struct.pack("=HBBI", *op) for op in program)
+def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
+    """The classic BPF program of :func:`install_filter` for ``machine`` (``os.uname().machine``),
+    as ``(code, jump if true, jump if false, k)``: ``process_vm_readv``/``writev`` → EPERM;
+    ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` only) → the listener; every
+    other call left to the sandbox's own filter (another architecture's calls too: it kills them).
+
+    Raises:
+        KeyError: a machine not in :data:`_SYSCALLS`.
+    """
+    n = _SYSCALLS[machine]
+    notified = [n["sysinfo"], *(n[c] for c in LOCKED if c in n and c != "mmap")]
+    refused = [n["process_vm_readv"], n["process_vm_writev"]]
+    # every jump goes forward: the checks, mmap's flags, then ALLOW, NOTIFY, ERRNO
+    mmap_at = 3 + len(notified) + len(refused)
+    allow = mmap_at + 3
+    notify, errno = allow + 1, allow + 2
+    program = [(0x20, 0, 0, 4), (0x15, 0, allow - 2, n["arch"]), (0x20, 0, 0, 0)]  # arch, then nr
+    for nr in notified:
+        program.append((0x15, notify - len(program) - 1, 0, nr))
+    for nr in refused:
+        program.append((0x15, errno - len(program) - 1, 0, nr))
+    program.append((0x15, 0, allow - mmap_at - 1, n["mmap"]))
+    program.append((0x20, 0, 0, 16 + 3 * 8))  # seccomp_data.args[3] (flags), its low 32 bits
+    program.append((0x45, notify - mmap_at - 3, allow - mmap_at - 3, _MAP_SHARED))  # jset
+    program += [(0x06, 0, 0, _RET_ALLOW), (0x06, 0, 0, _RET_USER_NOTIF), (0x06, 0, 0, _RET_ERRNO | _EPERM)]
+    return program
+
+
+def install_filter() -> int:
+    """Install :func:`filter_program` for this process and every process it starts
+    (``SECCOMP_RET_USER_NOTIF``, Linux ≥ 5.0; no new privileges).  Returns the listener's
+    descriptor; raises OSError when refused, KeyError on a machine it does not know."""
+    machine = os.uname().machine
+    raw = b"".join(struct.pack("=HBBI", *op) for op in filter_program(machine))
     code = ctypes.create_string_buffer(raw, len(raw))
-    return _check(_libc().syscall(seccomp, _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
-                                  ctypes.byref(_Program(len(program), ctypes.addressof(code)))),
+    libc = _libc()
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    return _check(libc.syscall(_SYSCALLS[machine]["seccomp"], _SET_MODE_FILTER, _FLAG_NEW_LISTENER,
+                               ctypes.byref(_Program(len(raw) // 8, ctypes.addressof(code)))),
                   "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)")
 
 
@@ -179,44 +217,100 @@ def answer(memory_bytes: int) -> bytes:
     return SYSINFO.pack(uptime, 0, 0, 0, memory_bytes, memory_bytes, 0, 0, 0, 0, 1, 0, 0, 0, 1)
 
 
-def supervise(listener: int, child: int, memory_bytes: int) -> int:
-    """Answer the ``sysinfo(2)`` calls ``listener`` hands over (:func:`answer`, written into the
-    caller's memory through ``/proc/PID/mem``; EFAULT for a pointer it cannot write through)
-    until ``child`` exits.  Returns its wait status.  The child's end is seen by ``SIGCHLD``
-    (no pidfd: the sandbox refuses them, their inode numbers count the machine's processes)."""
-    libc = _libc()
-    wake, woken = os.pipe()  # SIGCHLD writes a byte here (the signal's wakeup descriptor)
-    os.set_blocking(woken, False)
-    _signal.set_wakeup_fd(woken)
-    _signal.signal(_signal.SIGCHLD, lambda *_: None)
-    poller = select.poll()
-    poller.register(listener, select.POLLIN)
-    poller.register(wake, select.POLLIN)
-    notice = ctypes.create_string_buffer(_NOTIF_SIZE)
-    while True:
-        done, status = os.waitpid(child, os.WNOHANG)  # before each wait: an end before the handler was set
-        if done:
-            return status
-        for fd, _ in poller.poll():
-            if fd == wake:
-                os.read(wake, 512)
-                continue
-            ctypes.memset(notice, 0, _NOTIF_SIZE)
-            if libc.ioctl(listener, _NOTIF_RECV, notice) < 0:
-                continue  # the caller died meanwhile (ENOENT), or a signal came (EINTR)
-            call, pid = struct.unpack_from("=QI", notice, 0)
+class _IoVec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+class Supervisor:
+    """Answers the notifications of :func:`install_filter`'s listener (see the module
+    docstring) and follows the referee's lock descriptor.
+
+    Attributes:
+        locked: whether the referee has locked the sandbox (or closed the descriptor).
+        accepts: ``accept`` calls the referee has let through and the bot has not yet made.
+    """
+
+    def __init__(self, listener: int, memory_bytes: int, lock_fd: int = -1) -> None:
+        self.listener, self.memory_bytes, self.lock_fd = listener, memory_bytes, lock_fd
+        self.locked, self.accepts = False, 0
+        names = _SYSCALLS[os.uname().machine]
+        self._names = {nr: name for name, nr in names.items()}
+        self._libc = _libc()
+        self._notice = ctypes.create_string_buffer(_NOTIF_SIZE)
+
+    def read_lock(self) -> None:
+        """Take in what the referee wrote on the lock descriptor (without waiting)."""
+        if self.lock_fd < 0:
+            return
+        while select.select([self.lock_fd], [], [], 0)[0]:
+            data = os.read(self.lock_fd, 512)
+            if not data:  # the referee is gone: tighten
+                self.locked = True
+                self.lock_fd = -1
+                return
+            self.locked = self.locked or b"L" in data
+            self.accepts += data.count(b"A")
+
+    def handle(self) -> None:
+        """Receive one notification and answer it."""
+        libc, notice = self._libc, self._notice
+        ctypes.memset(notice, 0, _NOTIF_SIZE)
+        if libc.ioctl(self.listener, _NOTIF_RECV, notice) < 0:
+            return  # the caller died meanwhile (ENOENT), or a signal came (EINTR)
+        call, pid, _, nr = struct.unpack_from("=QIIi", notice, 0)
+        name = self._names.get(nr)
+        error, flags = 0, 0
+        if name == "sysinfo":
             pointer = struct.unpack_from("=Q", notice, 32)[0]  # seccomp_data.args[0]
-            error = 0
-            try:
-                with open(f"/proc/{pid}/mem", "r+b", buffering=0) as memory:
-                    if libc.ioctl(listener, _NOTIF_ID_VALID, ctypes.byref(ctypes.c_uint64(call))) < 0:
-                        continue  # the call is gone: that pid may be another process's now
-                    memory.seek(pointer)
-                    memory.write(answer(memory_bytes))
-            except (OSError, OverflowError, ValueError):
-                error = -_EFAULT
-            response = ctypes.create_string_buffer(_RESPONSE.pack(call, 0, error, 0), _RESPONSE.size)
-            libc.ioctl(listener, _NOTIF_SEND, response)
+            data = answer(self.memory_bytes)
+            buf = ctypes.create_string_buffer(data, len(data))
+            local, remote = _IoVec(ctypes.addressof(buf), len(data)), _IoVec(pointer, len(data))
+            if libc.ioctl(self.listener, _NOTIF_ID_VALID, ctypes.byref(ctypes.c_uint64(call))) < 0:
+                return  # the call is gone: that pid may be another process's now
+            written = libc.process_vm_writev(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+            error = 0 if written == len(data) else -_EFAULT
+        else:
+            self.read_lock()  # a lock written before this call was made is seen before it is answered
+            if not self.locked:
+                flags = _FLAG_CONTINUE
+            elif name in _ACCEPTS:
+                if self.accepts > 0:
+                    self.accepts -= 1
+                    flags = _FLAG_CONTINUE
+                else:
+                    error = -_EAGAIN
+            else:
+                error = -_EPERM
+        response = ctypes.create_string_buffer(_RESPONSE.pack(call, 0, error, flags), _RESPONSE.size)
+        libc.ioctl(self.listener, _NOTIF_SEND, response)
+
+    def run(self, child: int) -> int:
+        """Answer until ``child`` exits; returns its wait status.  The child's end is seen by
+        ``SIGCHLD`` (no pidfd: the sandbox refuses them, their inode numbers count the
+        machine's processes)."""
+        wake, woken = os.pipe()  # SIGCHLD writes a byte here (the signal's wakeup descriptor)
+        os.set_blocking(woken, False)
+        _signal.set_wakeup_fd(woken)
+        _signal.signal(_signal.SIGCHLD, lambda *_: None)
+        poller = select.poll()
+        poller.register(self.listener, select.POLLIN)
+        poller.register(wake, select.POLLIN)
+        if self.lock_fd >= 0:
+            poller.register(self.lock_fd, select.POLLIN)
+        while True:
+            done, status = os.waitpid(child, os.WNOHANG)  # before each wait: an end before the handler was set
+            if done:
+                return status
+            ready = {fd for fd, _ in poller.poll()}
+            if wake in ready:
+                os.read(wake, 512)
+            if self.lock_fd >= 0 and self.lock_fd in ready:
+                fd = self.lock_fd
+                self.read_lock()
+                if self.lock_fd < 0:
+                    poller.unregister(fd)
+            if self.listener in ready:
+                self.handle()
 
 
 def _exit_as(status: int) -> None:
@@ -238,28 +332,38 @@ def _fail(message: str, status: int = 126) -> None:
 def main(argv: list[str]) -> None:
     split = argv.index("--") if "--" in argv else len(argv)
     options, command = argv[:split], argv[split + 1:]
-    memory = 0
     landlock = "--no-landlock" not in options
     proc_paths = [o for o in options if o.startswith("/")]
-    if "--memory" in options:
-        memory = int(options[options.index("--memory") + 1])
+    memory = int(options[options.index("--memory") + 1]) if "--memory" in options else 0
+    lock_fd = int(options[options.index("--lock-fd") + 1]) if "--lock-fd" in options else -1
     if not command:
         _fail("no command given")
-    listener = -1
-    if memory:
-        try:
-            listener = listen_sysinfo()
-        except (OSError, KeyError) as e:
-            _fail(f"cannot answer sysinfo(2) ({e})")
-    child = os.fork() if listener >= 0 else 0
+    up, down = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)  # the child hands its listener up
+    child = os.fork()
     if child:  # the supervisor: holds none of the bot's streams
+        down.close()
         os.close(0)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        _exit_as(supervise(listener, child, memory))
-    if listener >= 0:
+        try:
+            _, fds, _, _ = socket.recv_fds(up, 1, 1)
+        except OSError:
+            fds = []
+        up.close()
+        if not fds:  # the child failed (and says why): wait for it
+            _exit_as(os.waitpid(child, 0)[1])
+        _exit_as(Supervisor(fds[0], memory, lock_fd).run(child))
+    up.close()
+    if lock_fd >= 0:
+        os.close(lock_fd)  # the bot must not read the referee's lock
+    try:
+        listener = install_filter()
+        socket.send_fds(down, [b"L"], [listener])
         os.close(listener)
+    except (OSError, KeyError) as e:
+        _fail(f"cannot install the sandbox's filter ({e})")
+    down.close()
     if landlock:
         try:
             restrict(allowed(proc_paths))
@@ -283,17 +387,20 @@ def _source() -> str:
     return _sources[0]
 
 
-def wrapper(python: str, proc_paths: list[str], *, memory_bytes: int, landlock: bool) -> list[str]:
+def wrapper(python: str, proc_paths: list[str], *, memory_bytes: int, landlock: bool, lock_fd: int = -1) -> list[str]:
     """The command prefix that runs this module inside a sandbox with ``python`` (a path the
     sandbox shows), before the bot's command: ``[python, -I, -S, -c, SOURCE, options…, --]``.
 
     Args:
         python: the interpreter, as the sandbox shows it.
         proc_paths: the paths of ``/proc`` the bot may read (the masks).
-        memory_bytes: the memory ``sysinfo(2)`` reports; 0 leaves ``sysinfo`` to the kernel.
-        landlock: apply the ``/proc`` allow-list (:func:`abi` must be ≥ 1).
+        memory_bytes: the memory ``sysinfo(2)`` reports (bytes; > 0).
+        landlock: apply the read allow-list (:func:`abi` must be ≥ 1).
+        lock_fd: the descriptor (as the sandbox inherits it) the referee locks the sandbox
+            through, or -1 for a sandbox never locked.
     """
-    options = [*(["--memory", str(memory_bytes)] if memory_bytes else []), *([] if landlock else ["--no-landlock"])]
+    options = ["--memory", str(memory_bytes), *(["--lock-fd", str(lock_fd)] if lock_fd >= 0 else []),
+               *([] if landlock else ["--no-landlock"])]
     return [python, "-I", "-S", "-c", _source(), *options, *proc_paths, "--"]
 
 

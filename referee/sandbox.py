@@ -8,7 +8,7 @@ model; RULES.md §9 says what a seat may know.
 
 What a bot process gets (:func:`bwrap_command`):
 
-* **its own namespaces**: mount, PID (a fresh ``/proc``), network (no network:
+* **its own namespaces**: mount, PID, network (no network:
   its Unix socket is the only way in), IPC (System V objects and POSIX queues
   of its own, gone with it), UTS and cgroup;
 * **an unprivileged identity**: when the referee is root, a host uid of its own
@@ -31,9 +31,9 @@ What a bot process gets (:func:`bwrap_command`):
   its own frozen code read-only at ``/arena/bot`` (the working directory), copied
   into the image too; the root itself read-only; a private folder ``/arena/work`` (``HOME``, where it listens),
   ``/tmp`` and ``/dev/shm``, each a tmpfs of ``disk_mib`` that vanishes with
-  it; a minimal ``/dev`` (no pseudo-terminals); no ``/sys``; a ``/proc`` whose host-wide counters are
-  covered by static files of its own (:func:`proc_masks`), and where nothing else
-  opens but a few files of its own process (:mod:`referee.inside`);
+  it; a minimal ``/dev`` (no pseudo-terminals); no ``/sys``; no procfs: ``/proc`` is a
+  read-only folder of static files of its own (:func:`proc_masks`); and, once it has
+  answered ``StartMatch``, no new pipe, socket or shared memory (:mod:`referee.inside`);
 * **limits** (``prlimit``, after the identity is set so that the process count
   is this bot's alone): processes, address space per process, CPU seconds,
   file size, open files, no core files; and, where the machine lets the arena
@@ -41,7 +41,7 @@ What a bot process gets (:func:`bwrap_command`):
   the bot as a whole (:class:`Cgroup`); where they cannot, a start is refused
   unless ``Limits.weak_limits`` (:func:`unenforced`);
 * **no CPU between its decisions**: :class:`Freezer` stops every process of it
-  (the freezer cgroup, else ``SIGSTOP`` through its ``/proc``).
+  (the freezer cgroup, else ``SIGSTOP`` to its processes, found on the host).
 
 bwrap is started by :func:`launcher` (it dies with the referee, then enters the
 cgroups) with its options in a memory file (:func:`options_fd`); a guardian per
@@ -264,13 +264,18 @@ def find_bwrap() -> str | None:
 
 
 @functools.cache
-def seccomp_program() -> bytes | None:
-    """The seccomp filter as a BPF program (bytes), or None when libseccomp is unavailable."""
+def seccomp_program(inside_filter: bool = False) -> bytes | None:
+    """The seccomp filter as a BPF program (bytes), or None when libseccomp is unavailable.
+    ``inside_filter``: :mod:`referee.inside` runs before the bot and refuses ``process_vm_*``
+    itself (its supervisor writes ``sysinfo(2)``'s answers with ``process_vm_writev``), so
+    this filter leaves them to it."""
     try:
         import pyseccomp as sc
 
         f = sc.SyscallFilter(defaction=sc.ALLOW)
         for name in DENIED_SYSCALLS:
+            if inside_filter and name.startswith("process_vm_"):
+                continue
             try:
                 f.add_rule(sc.ERRNO(1), name)
             except Exception:  # a syscall this architecture does not have
@@ -476,10 +481,11 @@ class Freezer:
     * ``cgroup``: the bot's freezer cgroup (v1 ``freezer.state``, v2 ``cgroup.freeze``):
       the kernel stops every task of the cgroup, forks included (:meth:`freeze` returns
       after the write, or with :attr:`WAIT_FROZEN` once the kernel says they all are);
-    * ``procfs``: a descriptor of the sandbox's own ``/proc`` (no cgroups here):
-      ``SIGSTOP`` to every process of the sandbox's PID namespace, each named by a
-      ``/proc/N`` descriptor of that procfs (``pidfd_send_signal``: never a host pid that
-      could be reused), repeated until two passes in a row find every task stopped with
+    * ``init``: the host pid of the sandbox's init (no cgroups here; the sandbox has no
+      procfs of its own): ``SIGSTOP`` to it and every process descending from it (the
+      host's ``/proc/PID/task/TID/children``; an orphan in a PID namespace goes to its
+      init), each through a pidfd checked to be in the sandbox's PID namespace (never a
+      reused host pid), repeated until two passes in a row find every task stopped with
       unchanged context-switch counts (nothing ran in between: a child forked, or a
       process continued by another, while the bot was being stopped is caught); then
       ``SIGCONT`` to each to thaw;
@@ -503,24 +509,25 @@ class Freezer:
     #: ~1.1 ms a decision on a gRPC bot of ~20 threads (bench/RESULTS.md), not waiting 45 µs.
     WAIT_FROZEN = False
 
-    def __init__(self, *, cgroup: Cgroup | None = None, procfs: int | None = None, pgid: int | None = None) -> None:
+    def __init__(self, *, cgroup: Cgroup | None = None, init: int | None = None, pgid: int | None = None) -> None:
         self._lock = threading.Lock()
         self._released = False
         self.frozen = False
         self.last_thaw_s = 0.0
-        self._fd = self._procfs = self._state = -1
-        self._pgid = pgid
+        self._fd = self._state = -1
+        self._pgid, self._init = pgid, init
         if cgroup is not None and cgroup.freeze_file is not None:
             self.how = "cgroup"
             self._fd = os.open(cgroup.freeze_file, os.O_WRONLY | os.O_CLOEXEC)
             self._state = os.open(cgroup.frozen_file, os.O_RDONLY | os.O_CLOEXEC)
             self._values, self._mark = cgroup.freeze_values, cgroup.frozen_mark
-        elif procfs is not None:
-            self.how, self._procfs = "signals", procfs
+        elif init is not None:
+            self.how = "signals"
+            self._ns = os.stat(f"/proc/{init}/ns/pid").st_ino  # OSError: the sandbox is gone
         elif pgid is not None:
             self.how = "process group"
         else:
-            raise ValueError("Freezer: give a cgroup with a freezer, a procfs or a process group")
+            raise ValueError("Freezer: give a cgroup with a freezer, a sandbox's init or a process group")
 
     def freeze(self) -> bool:
         """Stop every process of the bot.  Returns False when it could not be done
@@ -557,10 +564,10 @@ class Freezer:
                 return
             self._thaw()
             self._released = True
-            for fd in (self._fd, self._procfs, self._state):
+            for fd in (self._fd, self._state):
                 if fd >= 0:
                     os.close(fd)
-            self._fd = self._procfs = self._state = -1
+            self._fd = self._state = -1
 
     def _thaw(self) -> None:
         if not self.frozen or self._released:
@@ -580,16 +587,31 @@ class Freezer:
         self.last_thaw_s = time.perf_counter() - t0
 
     def _pids(self) -> list[str]:
-        """The processes of the sandbox's PID namespace (their pids there)."""
-        return [name for name in os.listdir(self._procfs) if name.isdigit()]
+        """The host pids of the sandbox's init and every process descending from it."""
+        pids, todo = [], [str(self._init)]
+        while todo:
+            pid = todo.pop()
+            pids.append(pid)
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue  # gone
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                        todo.extend(c.decode() for c in f.read().split())
+                except OSError:
+                    continue
+        return pids
 
     def _signal(self, pid: str, sig: int) -> None:
         try:
-            fd = os.open(pid, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._procfs)
+            fd = os.pidfd_open(int(pid))
         except OSError:
             return  # it has just exited
-        try:
-            signal.pidfd_send_signal(fd, sig)
+        try:  # the pidfd pins the process: checked after it was opened, the pid is not another's
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino == self._ns:
+                signal.pidfd_send_signal(fd, sig)
         except OSError:
             pass
         finally:
@@ -600,20 +622,13 @@ class Freezer:
         seen = {}
         for pid in pids:
             try:
-                fd = os.open(f"{pid}/task", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=self._procfs)
-                try:
-                    tids = os.listdir(fd)
-                finally:
-                    os.close(fd)
+                tids = os.listdir(f"/proc/{pid}/task")
             except OSError:
                 continue  # gone
             for tid in tids:
                 try:
-                    fd = os.open(f"{pid}/task/{tid}/status", os.O_RDONLY | os.O_CLOEXEC, dir_fd=self._procfs)
-                    try:
-                        status = os.read(fd, 8192)
-                    finally:
-                        os.close(fd)
+                    with open(f"/proc/{pid}/task/{tid}/status", "rb") as f:
+                        status = f.read()
                 except OSError:
                     continue
                 i = status.find(b"State:\t")
@@ -911,7 +926,7 @@ def proc_masks(limits: Limits) -> list[str]:
 
 def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str], limits: Limits, *,
                   uid: int | None, info_fd: int, seccomp_fd: int | None, mask_proc: bool = True,
-                  image_root: Path | None = None) -> list[str]:
+                  image_root: Path | None = None, lock_fd: int = -1) -> list[str]:
     """The full command line that runs ``command`` in the sandbox.
 
     Args:
@@ -923,11 +938,16 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
         uid: the host uid to run as (root referee), or None for uid 65534 in a user namespace.
         info_fd: a descriptor bwrap writes ``{"child-pid": N, ...}`` to (the sandbox's init on the host).
         seccomp_fd: a descriptor holding the BPF program, or None for no filter.
-        mask_proc: cover the host-wide counters (``/proc``'s, :func:`proc_masks`; the count of
-            pseudo-terminals: no ``/dev/pts``, so ``/dev/ptmx`` opens nothing) and let the bot read
-            nothing else there but a few files of its own (:mod:`referee.inside`); off for tests' controls only.
+        mask_proc: no procfs: ``/proc`` is a read-only folder holding only the static masks of
+            :func:`proc_masks` (no lookup there makes an inode, and no host-wide counter shows);
+            no pseudo-terminals (no ``/dev/pts``, so ``/dev/ptmx`` opens nothing); and
+            :mod:`referee.inside` before the bot (``sysinfo(2)`` of its own, the lock, the read
+            allow-list) where it knows the machine's calls (:func:`inside_runs`); off (a fresh
+            procfs, none of these) for tests' controls only.
         image_root: the in-memory image (:func:`in_memory`): each shown path is bound from its copy
             there (``code`` should then be the image's copy too); None binds the host's own files.
+        lock_fd: the read end of the referee's lock pipe as the sandbox inherits it
+            (:meth:`Sandboxed.lock`), or -1 for none.
     """
     args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--hostname", HOSTNAME,
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--info-fd", str(info_fd)]
@@ -959,7 +979,10 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     # the private tmpfs folders first: a folder bound below /tmp (tests) then lands on top
     size = str(limits.disk_mib * 1024 * 1024) if limits.disk_mib else None
     masks = proc_masks(limits) if mask_proc else []
-    args += ["--proc", "/proc", *masks, "--dev", "/dev"]
+    if mask_proc:  # no procfs: a lookup there numbers a new inode from a machine-wide counter (SECURITY.md)
+        args += ["--perms", "0555", "--tmpfs", "/proc", *masks, "--remount-ro", "/proc", "--dev", "/dev"]
+    else:
+        args += ["--proc", "/proc", "--dev", "/dev"]
     if mask_proc:  # no pseudo-terminal: the kernel counts them machine-wide (red team 8), and bots need none
         args += ["--perms", "0555", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
     made.add("/dev")
@@ -998,12 +1021,18 @@ def bwrap_command(bwrap: str, code: Path, command: list[str], env: dict[str, str
     if uid is not None:
         args += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-    if mask_proc and (inside.abi() or inside.sysinfo_supported()):
-        # /proc as an allow-list (the masks, a few files of its own) and sysinfo(2) of its own
+    if mask_proc and inside_runs():
+        # sysinfo(2) of its own, the lock, and reading only the masks in /proc
         args += inside.wrapper(os.path.realpath(sys.executable), masks[2::3], landlock=bool(inside.abi()),
-                               memory_bytes=_memory_kib(limits) * 1024 if inside.sysinfo_supported() else 0)
+                               memory_bytes=_memory_kib(limits) * 1024, lock_fd=lock_fd)
     args += ["/usr/bin/prlimit", *prlimit_options(limits), "--", *command]
     return args
+
+
+def inside_runs() -> bool:
+    """Whether :mod:`referee.inside` runs before a masked bot: on the machines whose system
+    call numbers it knows (x86_64, aarch64; elsewhere :func:`unenforced` says what is missing)."""
+    return inside.sysinfo_supported()
 
 
 def prlimit_options(limits: Limits) -> list[str]:
@@ -1080,28 +1109,31 @@ class Sandboxed:
         image_root = None
         if limits.image and limits.isolate and image.can_hold():
             image_root, code = in_memory(code)
-        self._info = -1
+        self._info = self._lock = -1
         self.child: int | None = None
         self.uid = UidClaim() if is_root() else None
         self.cgroup: Cgroup | None = None
-        info_w = sec = args_fd = -1
+        info_w = sec = args_fd = lock_r = -1
+        inside_filter = mask_proc and inside_runs()
         try:
             self.cgroup = Cgroup(limits) if cgroup_folders() else None
             self._info, info_w = os.pipe()
-            sec = seccomp_fd(seccomp_program())
+            if inside_filter:
+                lock_r, self._lock = os.pipe()
+            sec = seccomp_fd(seccomp_program(inside_filter))
             cmd = bwrap_command(find_bwrap() or "bwrap", code, command, env, limits,
-                                uid=self.uid.uid if self.uid else None,
-                                info_fd=info_w, seccomp_fd=sec, mask_proc=mask_proc, image_root=image_root)
+                                uid=self.uid.uid if self.uid else None, info_fd=info_w, seccomp_fd=sec,
+                                mask_proc=mask_proc, image_root=image_root, lock_fd=lock_r)
             cmd, args_fd = options_fd(cmd)
             cmd = launcher(self.cgroup.procs if self.cgroup else []) + cmd
-            fds = [fd for fd in (info_w, args_fd, sec) if fd is not None and fd >= 0]
+            fds = [fd for fd in (info_w, args_fd, sec, lock_r) if fd is not None and fd >= 0]
             # the launcher needs no environment of ours (bwrap gives the bot ``env`` only) nor our folder
             self.process = subprocess.Popen(cmd, pass_fds=fds, env={"PATH": os.defpath}, cwd="/", **popen)
         except BaseException:
             self.release()
             raise
         finally:
-            for fd in (info_w, sec, args_fd):
+            for fd in (info_w, sec, args_fd, lock_r):
                 if fd is not None and fd >= 0:
                     os.close(fd)
 
@@ -1113,28 +1145,43 @@ class Sandboxed:
 
     def freezer(self) -> Freezer:
         """A :class:`Freezer` of every process of this sandbox: its freezer cgroup, else
-        signals through the sandbox's own ``/proc`` (pinned here).  Call it once the command
-        runs in its sandbox (e.g. once it made its socket): until bwrap has set the sandbox
-        up, ``/proc/CHILD/root/proc`` is the host's.
+        signals to the processes descending from its init (read on the host).  Call it once
+        the command runs in its sandbox (e.g. once it made its socket).
 
         Raises:
-            OSError: no child pid yet, the sandbox is gone, or its ``/proc`` is the host's.
+            OSError: no child pid yet, or the sandbox is gone.
         """
         if self.cgroup is not None and self.cgroup.freeze_file is not None:
             return Freezer(cgroup=self.cgroup)
         if self.child is None:
             raise OSError("the sandbox has not started")
-        fd = os.open(f"/proc/{self.child}/root/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        if os.fstat(fd).st_dev == os.stat("/proc").st_dev:
-            os.close(fd)
-            raise OSError("the sandbox's /proc is not its own yet")
-        return Freezer(procfs=fd)
+        return Freezer(init=self.child)
+
+    def lock(self) -> None:
+        """Lock the sandbox (:mod:`referee.inside`): from now on its processes make no pipe,
+        socket, memfd, shared memory or message queue, and accept no connection unless
+        :meth:`allow_accept` says so.  Call it once the bot has answered ``StartMatch``,
+        before it learns any card.  Nothing where the sandbox has no lock (a test's control)."""
+        self._tell(b"L")
+
+    def allow_accept(self) -> None:
+        """Let one ``accept`` through a locked sandbox: call it just before the referee dials
+        the bot again (its decision channel)."""
+        self._tell(b"A")
+
+    def _tell(self, byte: bytes) -> None:
+        if self._lock >= 0:
+            try:
+                os.write(self._lock, byte)
+            except OSError:  # the sandbox is gone
+                pass
 
     def release(self) -> None:
         """Close bwrap's info pipe, remove the cgroups, give the uid back.  Safe to call twice."""
-        fd, self._info = self._info, -1
-        if fd >= 0:
-            os.close(fd)
+        for fd in (self._info, self._lock):
+            if fd >= 0:
+                os.close(fd)
+        self._info = self._lock = -1
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None

@@ -401,15 +401,15 @@ def test_every_seat_of_every_table_is_its_own_process(tmp_path, monkeypatch, rul
     called = {e[2] for e in log.events if e[0] == "decide"}
     assert called <= set(pid_of.values())
 
-    # the bots' view: each process reports its own id (its RNG seed), one seat, and sees
-    # only its own processes (a PID namespace of its own: bwrap's init and itself)
+    # the bots' view: each process reports its own id (its RNG seed), one seat, and sees no
+    # process (no procfs), in a PID namespace of its own (bwrap's init, the supervisor, itself)
     spies = read_spy_logs(out)
     seat_of = {e[5]: e[3] for e in starts}
     assert set(spies) == set(seat_of) and len(spies) == 2 * seats
     for ident, spy in spies.items():
         assert {r.observation.seat for r in spy.decides} == {seat_of[ident]}
         assert [s.seat for s in spy.starts] == [seat_of[ident]]
-        assert len(spy.procs) <= 3 and spy.pid in spy.procs, spy.procs
+        assert spy.procs == [] and spy.pid <= 3, (spy.procs, spy.pid)
     # the same private paths in every bot: each its own tmpfs, invisible to the others
     assert {(s.env["HOME"], s.env["TMPDIR"], s.env["BELOTE_BOT_LISTEN"]) for s in spies.values()} == {
         ("/arena/work", "/tmp", "/arena/work/bot.sock")}

@@ -1,0 +1,216 @@
+"""No machine-wide inode counter moves once a bot has begun its match (issue 19; SECURITY.md
+"The inode numbers"), judged by attack.
+
+A new pipe's, socket's or message queue's inode number, and that of every procfs entry a
+lookup makes, comes from one counter of the whole machine (the kernel's ``get_next_ino()``,
+handed to each CPU in batches of 1,024); a memfd's, a System V segment's and a shared
+mapping's from another (the kernel's internal shmem mount, batches of 1,024 too).  A bot
+that moves a counter while it holds cards signals to every process that reads it: its
+partner, or its entrant's process at the other table of the board.  The sandbox has no
+procfs, and once locked (``Sandboxed.lock``, which the referee calls when the bot has
+answered ``StartMatch``: before it sees a card) makes no such inode.
+
+The sender (``SENDER``, sandboxed) makes what it can of each kind, up to ``N`` times each, after
+the test has locked its sandbox; the test reads each counter on the host before and after
+(the start of a fresh batch: :func:`_counter`).  Locked, every call is refused and neither
+counter moves by the sender's ``N``; the controls, the same sender in a sandbox never
+locked (as before its ``StartMatch``) and one with a procfs (``mask_proc=False``), move
+them by about ``N`` a kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from referee import inside, sandbox
+from referee.sandbox import Limits
+
+#: Attempts of each kind by the sender: 4 batches' worth.
+N = 4096
+BATCH = 1024
+
+SENDER = r"""
+import ctypes, json, mmap, os, socket, sys, threading
+N = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+# made before the lock, as a server would: a listening socket with N / 32 pending connections
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind("/tmp/s.sock")
+server.listen(N)
+server.setblocking(False)
+clients = []
+for _ in range(N // 32):  # (the default limit is 256 open files)
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect("/tmp/s.sock")
+    clients.append(c)
+zero = os.open("/dev/zero", os.O_RDWR)
+print("ready", flush=True)
+sys.stdin.readline()  # the test locks the sandbox (or not) here
+got = {}
+
+def attempt(kind, make, n=N):
+    made, error = 0, None
+    for _ in range(n):
+        try:
+            made += make()
+        except OSError as e:
+            error = error or e.strerror
+    got[kind] = [made, error]
+
+def close_all(*fds):
+    for fd in fds:
+        os.close(fd)
+    return 1
+
+def sock():
+    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
+    return 1
+
+def pair():
+    for s in socket.socketpair():
+        s.close()
+    return 1
+
+def accept():
+    server.accept()[0].close()
+    return 1
+
+def mq():
+    name = b"/atk-lock"
+    fd = libc.mq_open(name, os.O_RDWR | os.O_CREAT, 0o600, None)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    os.close(fd)
+    libc.mq_unlink(name)
+    return 1
+
+def shm():
+    key = libc.shmget(0, 4096, 0o1600)  # IPC_PRIVATE, IPC_CREAT
+    if key < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    libc.shmctl(key, 0, None)  # IPC_RMID
+    return 1
+
+def proc_lookup():  # a new thread's /proc entries: fresh procfs inodes each time
+    out = []
+    def look():
+        try:
+            os.stat("/proc/thread-self/stat")
+            out.append(1)
+        except OSError as e:
+            out.append(e)
+    t = threading.Thread(target=look)
+    t.start()
+    t.join()
+    if out[0] != 1:
+        raise out[0]
+    return 1
+
+attempt("pipe", lambda: close_all(*os.pipe()))
+attempt("pipe2", lambda: close_all(*os.pipe2(0)))
+attempt("socket", sock)
+attempt("socketpair", pair, N // 2)
+attempt("accept", accept, N // 32)
+attempt("mq_open", mq, N // 4)
+attempt("procfs lookup", proc_lookup)
+attempt("memfd_create", lambda: close_all(os.memfd_create("x")))
+attempt("shared anonymous mmap", lambda: mmap.mmap(-1, 4096, flags=mmap.MAP_SHARED).close() or 1)
+attempt("shared /dev/zero mmap", lambda: mmap.mmap(zero, 4096, flags=mmap.MAP_SHARED).close() or 1)
+attempt("shmget", shm, N // 4)
+attempt("private anonymous mmap", lambda: mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE).close() or 1, 16)
+print(json.dumps(got), flush=True)
+"""
+
+#: The kinds that move the counter of pipes and sockets, and that of the shmem mount.
+PIPES = ("pipe", "pipe2", "socket", "socketpair", "accept", "mq_open", "procfs lookup")
+SHMEM = ("memfd_create", "shared anonymous mmap", "shared /dev/zero mmap", "shmget")
+
+
+def _counter(make, first: int) -> int:
+    """The value of a batched machine-wide inode counter now: inodes are made on CPU 0 (``make``
+    returns one's number and closes it) until one is the first of a fresh batch (its number
+    modulo 1,024 is ``first``: 1 for ``get_next_ino()``, 0 for the shmem mount), the
+    counter's value before that batch was taken.  At most 1,025 inodes."""
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})
+    try:
+        for _ in range(BATCH + 1):
+            ino = make()
+            if ino % BATCH == first:
+                return ino - first
+        raise AssertionError("no fresh batch in 1,025 inodes")
+    finally:
+        os.sched_setaffinity(0, cpus)
+
+
+def _pipe_ino() -> int:
+    r, w = os.pipe()
+    try:
+        return os.fstat(r).st_ino
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _memfd_ino() -> int:
+    fd = os.memfd_create("probe")
+    try:
+        return os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.guard(120)
+@pytest.mark.parametrize("case", ["locked", "unlocked", "procfs"])
+def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", SENDER, str(N)], {"PATH": "/usr/bin"}, Limits(),
+                            mask_proc=case != "procfs", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert box.process.stdout.readline().strip() == "ready", box.process.poll()
+        if case == "locked":
+            box.lock()
+        pipes, shmem = _counter(_pipe_ino, 1), _counter(_memfd_ino, 0)
+        box.process.stdin.write("go\n")
+        box.process.stdin.flush()
+        line = box.process.stdout.readline()
+        # each reading starts a batch of its own: one more than the others moved it by
+        moved = {"pipes": (_counter(_pipe_ino, 1) - pipes) // BATCH - 1,
+                 "shmem": (_counter(_memfd_ino, 0) - shmem) // BATCH - 1}
+        assert line, f"the sender printed nothing (exit {box.process.wait(timeout=30)})"
+        got = json.loads(line)
+    finally:
+        box.process.kill()
+        box.process.wait()
+        box.release()
+    print(case, moved, got)
+    assert got["private anonymous mmap"] == [16, None], got  # what no counter numbers stays allowed
+    if case == "locked":
+        # every kind refused, each call of it; neither counter moved by a batch of the sender's
+        # 4 (another process on the machine may take one)
+        assert {k: v for k, v in got.items() if k in PIPES + SHMEM} == {
+            "pipe": [0, "Operation not permitted"], "pipe2": [0, "Operation not permitted"],
+            "socket": [0, "Operation not permitted"], "socketpair": [0, "Operation not permitted"],
+            "accept": [0, "Resource temporarily unavailable"], "mq_open": [0, "Operation not permitted"],
+            "procfs lookup": [0, "No such file or directory"], "memfd_create": [0, "Operation not permitted"],
+            "shared anonymous mmap": [0, "Operation not permitted"],
+            "shared /dev/zero mmap": [0, "Operation not permitted"], "shmget": [0, "Operation not permitted"]}, got
+        assert moved["pipes"] <= 1 and moved["shmem"] <= 1, moved
+    else:
+        # the controls: every kind made (procfs lookups only with a procfs; POSIX queues are
+        # beneath no path Landlock's read allow-list allows, referee.inside), and each counter
+        # moved by the sender's batches: 16 of pipes and sockets (25 with a new thread's procfs
+        # entries, ~3 inodes each, and the queues) and 13 of the shmem mount's, less 2 for
+        # batches the sender left partly used on a CPU
+        made = {k: v[0] for k, v in got.items()}
+        assert made == {"pipe": N, "pipe2": N, "socket": N, "socketpair": N // 2, "accept": N // 32,
+                        "mq_open": 0 if case == "unlocked" and inside.abi() else N // 4, "procfs lookup": N if case == "procfs" else 0, "memfd_create": N,
+                        "shared anonymous mmap": N, "shared /dev/zero mmap": N, "shmget": N // 4,
+                        "private anonymous mmap": 16}, got
+        assert moved["pipes"] >= (23 if case == "procfs" else 14) and moved["shmem"] >= 11, moved
