@@ -1,6 +1,6 @@
 """The cost of what runs inside a sandbox before the bot (issue 19, red team 7): a sandbox's
-start with ``referee.inside`` (``/proc`` as an allow-list, the ``sysinfo(2)`` supervisor: one
-more interpreter start) against one without.
+start with ``referee.inside`` (the ``sysinfo(2)`` supervisor and the lock, the read allow-list:
+one more interpreter start) against one without.
 
 Run: ``python bench/inside_bench.py [--starts N]``.
 

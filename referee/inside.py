@@ -48,10 +48,10 @@ started without it.  Standard library only (it runs with ``-I -S``, before any v
 from __future__ import annotations
 
 import _signal  # not signal, nor functools or platform: each costs this start milliseconds
+import _socket  # not socket: its imports (enum, selectors) cost ~30 ms a start
 import ctypes
 import os
 import select
-import socket
 import stat
 import struct
 import sys
@@ -338,7 +338,7 @@ def main(argv: list[str]) -> None:
     lock_fd = int(options[options.index("--lock-fd") + 1]) if "--lock-fd" in options else -1
     if not command:
         _fail("no command given")
-    up, down = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)  # the child hands its listener up
+    up, down = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the child hands its listener up
     child = os.fork()
     if child:  # the supervisor: holds none of the bot's streams
         down.close()
@@ -347,7 +347,9 @@ def main(argv: list[str]) -> None:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         try:
-            _, fds, _, _ = socket.recv_fds(up, 1, 1)
+            _, ancillary, _, _ = up.recvmsg(1, _socket.CMSG_SPACE(4))
+            fds = [struct.unpack("=i", data[:4])[0] for level, kind, data in ancillary
+                   if (level, kind) == (_socket.SOL_SOCKET, _socket.SCM_RIGHTS)]
         except OSError:
             fds = []
         up.close()
@@ -359,7 +361,7 @@ def main(argv: list[str]) -> None:
         os.close(lock_fd)  # the bot must not read the referee's lock
     try:
         listener = install_filter()
-        socket.send_fds(down, [b"L"], [listener])
+        down.sendmsg([b"L"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("=i", listener))])
         os.close(listener)
     except (OSError, KeyError) as e:
         _fail(f"cannot install the sandbox's filter ({e})")
