@@ -77,6 +77,7 @@ _SYSCALLS = {
 LOCKED = ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "memfd_create", "mq_open", "shmget", "mmap")
 _ACCEPTS = ("accept", "accept4")
 _MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has it too
+_X32_BIT = 0x40000000  # x86_64's x32 calls: the same architecture, numbers with this bit
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER = 1, 8
 _RET_ALLOW, _RET_USER_NOTIF, _RET_ERRNO = 0x7FFF0000, 0x7FC00000, 0x00050000
 _FLAG_CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel runs the call as asked
@@ -169,7 +170,8 @@ class _Program(ctypes.Structure):
 
 def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     """The classic BPF program of :func:`install_filter` for ``machine`` (``os.uname().machine``),
-    as ``(code, jump if true, jump if false, k)``: ``process_vm_readv``/``writev`` → EPERM;
+    as ``(code, jump if true, jump if false, k)``: ``process_vm_readv``/``writev`` and every
+    call numbered from the x32 bit up (x86_64's x32 numbering of the same calls) → EPERM;
     ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` only) → the listener; every
     other call left to the sandbox's own filter (another architecture's calls too: it kills them).
 
@@ -180,10 +182,11 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     notified = [n["sysinfo"], *(n[c] for c in LOCKED if c in n and c != "mmap")]
     refused = [n["process_vm_readv"], n["process_vm_writev"]]
     # every jump goes forward: the checks, mmap's flags, then ALLOW, NOTIFY, ERRNO
-    mmap_at = 3 + len(notified) + len(refused)
+    mmap_at = 4 + len(notified) + len(refused)
     allow = mmap_at + 3
     notify, errno = allow + 1, allow + 2
     program = [(0x20, 0, 0, 4), (0x15, 0, allow - 2, n["arch"]), (0x20, 0, 0, 0)]  # arch, then nr
+    program.append((0x35, errno - 4, 0, _X32_BIT))  # jge: x32's numbering of the same calls, refused
     for nr in notified:
         program.append((0x15, notify - len(program) - 1, 0, nr))
     for nr in refused:
