@@ -192,8 +192,8 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
     print(case, moved, got)
     assert got["private anonymous mmap"] == [16, None], got  # what no counter numbers stays allowed
     if case == "locked":
-        # every kind refused, each call of it; neither counter moved by a batch of the sender's
-        # 4 (another process on the machine may take one)
+        # every kind refused, each call of it; neither counter moved by more than 2 batches (the
+        # sender's 4 of any one kind would; other processes of the machine may take one or two)
         assert {k: v for k, v in got.items() if k in PIPES + SHMEM} == {
             "pipe": [0, "Operation not permitted"], "pipe2": [0, "Operation not permitted"],
             "socket": [0, "Operation not permitted"], "socketpair": [0, "Operation not permitted"],
@@ -201,7 +201,7 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
             "procfs lookup": [0, "No such file or directory"], "memfd_create": [0, "Operation not permitted"],
             "shared anonymous mmap": [0, "Operation not permitted"],
             "shared /dev/zero mmap": [0, "Operation not permitted"], "shmget": [0, "Operation not permitted"]}, got
-        assert moved["pipes"] <= 1 and moved["shmem"] <= 1, moved
+        assert moved["pipes"] <= 2 and moved["shmem"] <= 2, moved
     else:
         # the controls: every kind made (procfs lookups only with a procfs; POSIX queues are
         # beneath no path Landlock's read allow-list allows, referee.inside), and each counter
