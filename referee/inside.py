@@ -170,10 +170,15 @@ class _Program(ctypes.Structure):
 
 def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     """The classic BPF program of :func:`install_filter` for ``machine`` (``os.uname().machine``),
-    as ``(code, jump if true, jump if false, k)``: ``process_vm_readv``/``writev`` and every
-    call numbered from the x32 bit up (x86_64's x32 numbering of the same calls) → EPERM;
-    ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` only) → the listener; every
-    other call left to the sandbox's own filter (another architecture's calls too: it kills them).
+    as ``(code, jump if true, jump if false, k)``:
+
+    - EPERM: ``process_vm_readv``/``writev``; every call numbered from the x32 bit up
+      (x86_64's x32 numbering of the same calls); and ``seccomp`` asking for a listener of
+      its own (``SECCOMP_FILTER_FLAG_NEW_LISTENER``): of two filters that hand a call to a
+      listener the newest wins, so a bot's own listener could let a locked call through;
+    - to the listener: ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` only);
+    - every other call is left to the sandbox's own filter (another architecture's calls
+      too: it kills them).
 
     Raises:
         KeyError: a machine not in :data:`_SYSCALLS`.
@@ -181,21 +186,33 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     n = _SYSCALLS[machine]
     notified = [n["sysinfo"], *(n[c] for c in LOCKED if c in n and c != "mmap")]
     refused = [n["process_vm_readv"], n["process_vm_writev"]]
-    # every jump goes forward: the checks, mmap's flags, then ALLOW, NOTIFY, ERRNO
-    mmap_at = 4 + len(notified) + len(refused)
-    allow = mmap_at + 3
-    notify, errno = allow + 1, allow + 2
-    program = [(0x20, 0, 0, 4), (0x15, 0, allow - 2, n["arch"]), (0x20, 0, 0, 0)]  # arch, then nr
-    program.append((0x35, errno - 4, 0, _X32_BIT))  # jge: x32's numbering of the same calls, refused
+    ops: list[tuple[int, object, object, int]] = []  # jump targets as labels, resolved below
+
+    def op(code: int, k: int, true: object = 0, false: object = 0) -> None:
+        ops.append((code, true, false, k))
+
+    op(0x20, 4)  # load seccomp_data.arch
+    op(0x15, n["arch"], false="allow")
+    op(0x20, 0)  # load seccomp_data.nr
+    op(0x35, _X32_BIT, true="errno")  # jge
     for nr in notified:
-        program.append((0x15, notify - len(program) - 1, 0, nr))
+        op(0x15, nr, true="notify")
     for nr in refused:
-        program.append((0x15, errno - len(program) - 1, 0, nr))
-    program.append((0x15, 0, allow - mmap_at - 1, n["mmap"]))
-    program.append((0x20, 0, 0, 16 + 3 * 8))  # seccomp_data.args[3] (flags), its low 32 bits
-    program.append((0x45, notify - mmap_at - 3, allow - mmap_at - 3, _MAP_SHARED))  # jset
-    program += [(0x06, 0, 0, _RET_ALLOW), (0x06, 0, 0, _RET_USER_NOTIF), (0x06, 0, 0, _RET_ERRNO | _EPERM)]
-    return program
+        op(0x15, nr, true="errno")
+    op(0x15, n["seccomp"], false="mmap")
+    op(0x20, 16 + 1 * 8)  # seccomp_data.args[1] (flags), its low 32 bits
+    op(0x45, _FLAG_NEW_LISTENER, true="errno", false="allow")  # jset
+    labels = {"mmap": len(ops)}
+    op(0x15, n["mmap"], false="allow")
+    op(0x20, 16 + 3 * 8)  # seccomp_data.args[3] (flags)
+    op(0x45, _MAP_SHARED, true="notify", false="allow")
+    labels.update(allow=len(ops), notify=len(ops) + 1, errno=len(ops) + 2)
+    op(0x06, _RET_ALLOW)
+    op(0x06, _RET_USER_NOTIF)
+    op(0x06, _RET_ERRNO | _EPERM)
+    # a conditional jump counts from the next instruction, forward only
+    return [(code, labels[t] - i - 1 if isinstance(t, str) else t, labels[f] - i - 1 if isinstance(f, str) else f, k)
+            for i, (code, t, f, k) in enumerate(ops)]
 
 
 def install_filter() -> int:
