@@ -44,19 +44,79 @@ def check(rc: int, what: str) -> int:
 
 def visible_pids() -> list[str]:
     """The process ids this process sees in ``/proc``: listed, or found one by one where the
-    sandbox denies listing ``/proc`` (referee.inside) — a ``stat`` is still allowed."""
+    sandbox denies listing ``/proc``.  The sandbox has no procfs (SECURITY.md "The inode
+    numbers", issue 19): none, there."""
     try:
         return [p for p in os.listdir("/proc") if p.isdigit()]
-    except PermissionError:
+    except OSError:
         return [str(n) for n in range(1, 1 << 16) if os.path.isdir(f"/proc/{n}")]
 
 
+def live_pids() -> list[int]:
+    """The processes this one can name: those listed in ``/proc`` (:func:`visible_pids`), or,
+    where there is none to list (the sandbox has no procfs), every pid below 65,536 for which
+    ``kill(pid, 0)`` does not fail with ESRCH (it exists, whether or not it may be signalled)."""
+    listed = [int(p) for p in visible_pids()]
+    if listed:
+        return listed
+    out = []
+    for n in range(1, 1 << 16):
+        try:
+            os.kill(n, 0)
+        except ProcessLookupError:
+            continue
+        except OSError:
+            pass
+        out.append(n)
+    return out
+
+
 def own_threads() -> list[int]:
-    """This process's thread ids: listed from ``/proc/self/task``, or found one by one."""
+    """This process's thread ids: listed from ``/proc/self/task``, or, without a procfs (the
+    sandbox's), found by ``tgkill(own pid, tid, 0)``, which succeeds for a thread of this
+    process only."""
     try:
         return [int(t) for t in os.listdir("/proc/self/task")]
-    except PermissionError:
-        return [n for n in range(1, 1 << 16) if os.path.isdir(f"/proc/self/task/{n}")]
+    except OSError:
+        pid, tgkill = os.getpid(), {"x86_64": 234, "aarch64": 131}[os.uname().machine]
+        return [n for n in range(1, 1 << 16) if libc.syscall(tgkill, pid, n, 0) == 0]
+
+
+def own_children() -> list[int]:
+    """This process's live children, without procfs: ``waitid(WNOWAIT)`` on each pid, which
+    fails (ECHILD) for a process that is not a child of this one."""
+    out = []
+    for n in range(1, 1 << 16):
+        try:
+            os.waitid(os.P_PID, n, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            continue
+        out.append(n)
+    return out
+
+
+def open_fds(top: int = 1024) -> list[int]:
+    """This process's open descriptors below ``top``, found by ``os.fstat`` (no ``/proc/self/fd``
+    in the sandbox)."""
+    out = []
+    for fd in range(top):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        out.append(fd)
+    return out
+
+
+def describe_fd(fd: int) -> str:
+    """What an open descriptor is, from ``os.fstat``: its type, device and inode."""
+    import stat
+
+    st = os.fstat(fd)
+    kind = next((k for k, f in (("socket", stat.S_ISSOCK), ("pipe", stat.S_ISFIFO), ("dir", stat.S_ISDIR),
+                                ("file", stat.S_ISREG), ("char", stat.S_ISCHR), ("block", stat.S_ISBLK))
+                 if f(st.st_mode)), "other")
+    return f"{kind}:{st.st_dev}:{st.st_ino}"
 
 
 def ipc_key(*parts: str) -> int:

@@ -28,7 +28,7 @@ from arena.play.schedule import suit_permutation
 from referee import inside
 from referee.match import MatchConfig, play_match
 from referee.rules import RULESETS, make_board
-from referee.sandbox import BOT_UID_BASE, Limits
+from referee.sandbox import BOT_UID_BASE, Limits, inside_runs
 from referee.sandbox import support as sandbox_support
 from tests.bots.attack_common import ipc_key  # the System V keys the bots compute
 
@@ -326,7 +326,8 @@ def test_a_bot_gets_no_privilege(tmp_path):
     print_results(reports)
     assert_all_blocked(reports, {f"priv:{a}": 4 for a in PRIV_ATTACKS})
     seen = [r["pids"] for r in reports if r.get("attack") == "visible-processes"]
-    # the sandbox's init and the supervisor that answers its sysinfo(2) (referee.inside) only
+    # the sandbox's init and the supervisor that answers its sysinfo(2) (referee.inside) only: with
+    # no procfs in the sandbox (SECURITY.md "The inode numbers") the bot finds them by kill(pid, 0)
     assert len(seen) == 4 and all(pids == [1, 2] for pids in seen), seen
     assert not faults_of(results)  # the bot survived its own attempts, the referee too
     assert_replays(results)
@@ -519,7 +520,9 @@ def test_disk_filling_stops_at_the_private_folders_size(tmp_path):
 def test_ipc_objects_and_shm_files_do_not_outlive_the_bot(tmp_path):
     """/dev/shm and IPC objects outliving the match (issue 9): the bot makes System V shared memory,
     a message queue and a semaphore set, a /dev/shm file and a POSIX queue, and leaves them: none
-    is on the host during or after the match."""
+    is on the host during or after the match.  It makes them at start-up, and again at its first
+    decision: by then the referee has locked the sandbox (issue 19, SECURITY.md "The inode
+    numbers"), so shmget and mq_open fail with EPERM while the rest is made again."""
     out = out_folder(tmp_path)
     key = 0x41000000 | (uuid.uuid4().int & 0xFFFFF0)
     name = f"atk-left-{uuid.uuid4().hex[:8]}"
@@ -529,15 +532,24 @@ def test_ipc_objects_and_shm_files_do_not_outlive_the_bot(tmp_path):
     before = HostEvidence.take()
     results = play(tmp_path, bad, good, 1, decision_ms=DECISION_MS, limits=Limits(writable=(str(out),)))
     after = HostEvidence.take()
-    made = [r["made"] for r in read_reports(out) if r.get("attack") == "res:leftovers"]
-    print(made)
-    assert len(made) == 4, made
-    for m in made:  # the bot did make them all, in the sandbox
-        assert all(isinstance(m[k], int) and m[k] >= 0 for k in ("shm", "msg", "sem")), m
+    lines = [r for r in read_reports(out) if r.get("attack") == "res:leftovers"]
+    print(lines)
+    assert len(lines) == 4, lines
+    for line in lines:
+        start, m = line["made_at_start"], line["made"]
+        # before StartMatch the bot did make them all, in the sandbox
+        assert all(isinstance(start[k], int) and start[k] >= 0 for k in ("shm", "msg", "sem")), start
         # a POSIX queue lives on the IPC namespace's mqueue file system, beneath no path the
         # sandbox's Landlock rules allow (referee.inside): made where there is no Landlock
-        assert (isinstance(m["mq"], int) and m["mq"] >= 0) if not inside.abi() else m["mq"] == "Permission denied", m
-        assert m["dev-shm"] == f"/dev/shm/{name}", m
+        assert (isinstance(start["mq"], int) and start["mq"] >= 0) if not inside.abi() else \
+            start["mq"] == "Permission denied", start
+        assert start["dev-shm"] == m["dev-shm"] == f"/dev/shm/{name}", line
+        # after it, locked: no new System V segment nor POSIX queue (EPERM), the rest made again
+        assert all(isinstance(m[k], int) and m[k] >= 0 for k in ("msg", "sem")), m
+        if inside_runs():
+            assert m["shm"] == m["mq"] == "Operation not permitted", m
+        else:
+            assert m["shm"] == start["shm"] and m["mq"] == start["mq"], line
     keys = {f"{k}" for k in (key, key + 1, key + 2)}
     assert not [o for o in after.ipc if str(int(o[1])) in keys], after.ipc
     assert not after.new_since(before, name), after.new_since(before, name)

@@ -8,7 +8,11 @@ process tries, and reports (tests/bots/attack_common.py), then plays a random le
 - ``net:udp-loopback``: a datagram to 127.0.0.1:P (the test has a UDP socket there);
 - ``net:abstract-socket``: a connection to the test's abstract Unix socket ``\\0NAME``;
 - ``net:unix-socket``: a connection to the test's Unix socket at PATH on the host;
-- ``net:interfaces``: any network interface but ``lo`` (from ``/proc/net/dev``).
+- ``net:interfaces``: any network interface but ``lo`` (``if_nameindex``, asked at start-up).
+
+Every socket is made at start-up, before ``StartMatch``: once the match has begun the sandbox
+makes no socket (SECURITY.md "The inode numbers"), and a refused ``socket()`` would not show
+that the network namespace keeps the bot in; the connections are tried at the first decision.
 """
 
 from __future__ import annotations
@@ -26,40 +30,59 @@ class NetBot(Bot):
         self.report = Reporter(out, bot="attack_net")
         self.port, self.abstract, self.unix = port, abstract, unix
         self.done = False
+        self.socks: dict[str, socket.socket | OSError] = {}  # made now, used at the first decision
+        for name, family, kind in (("tcp", socket.AF_INET, socket.SOCK_STREAM), ("tcp6", socket.AF_INET6, socket.SOCK_STREAM),
+                                   ("udp", socket.AF_INET, socket.SOCK_DGRAM), ("abstract", socket.AF_UNIX, socket.SOCK_STREAM),
+                                   ("unix", socket.AF_UNIX, socket.SOCK_STREAM)):
+            try:
+                self.socks[name] = socket.socket(family, kind)
+            except OSError as e:
+                self.socks[name] = e
+        try:
+            self.names: list[str] | OSError = [n for _, n in socket.if_nameindex()]
+        except OSError as e:
+            self.names = e
 
-    def tcp(self, family: int, host: str) -> str:
-        with socket.socket(family, socket.SOCK_STREAM) as s:
+    def _sock(self, name: str) -> socket.socket:
+        s = self.socks[name]
+        if isinstance(s, OSError):
+            raise s
+        return s
+
+    def tcp(self, name: str, host: str) -> str:
+        with self._sock(name) as s:
             s.settimeout(1.0)
             s.connect((host, self.port))
             s.sendall(f"hello from {TOKEN}".encode())
         return f"connected to {host}:{self.port}"
 
     def udp(self) -> str:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        with self._sock("udp") as s:
             s.sendto(f"hello from {TOKEN}".encode(), ("127.0.0.1", self.port))
         return "blocked: sent, unseen by the bot (the test's socket decides)"
 
-    def unix_connect(self, addr: str) -> str:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+    def unix_connect(self, name: str, addr: str) -> str:
+        with self._sock(name) as s:
             s.settimeout(1.0)
             s.connect(addr)
             s.sendall(f"hello from {TOKEN}".encode())
         return f"connected to {addr!r}"
 
     def interfaces(self) -> str:
-        names = [line.split(":")[0].strip() for line in open("/proc/net/dev").read().splitlines()[2:]]
-        other = [n for n in names if n != "lo"]
-        return f"interfaces {other}" if other else f"blocked: only {names}"
+        if isinstance(self.names, OSError):
+            raise self.names
+        other = [n for n in self.names if n != "lo"]
+        return f"interfaces {other}" if other else f"blocked: only {self.names}"
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
         if not self.done:
             self.done = True
             r = self.report.attempt
-            r("net:tcp-loopback", lambda: self.tcp(socket.AF_INET, "127.0.0.1"))
-            r("net:tcp6-loopback", lambda: self.tcp(socket.AF_INET6, "::1"))
+            r("net:tcp-loopback", lambda: self.tcp("tcp", "127.0.0.1"))
+            r("net:tcp6-loopback", lambda: self.tcp("tcp6", "::1"))
             r("net:udp-loopback", self.udp)
-            r("net:abstract-socket", lambda: self.unix_connect("\0" + self.abstract))
-            r("net:unix-socket", lambda: self.unix_connect(self.unix))
+            r("net:abstract-socket", lambda: self.unix_connect("abstract", "\0" + self.abstract))
+            r("net:unix-socket", lambda: self.unix_connect("unix", self.unix))
             r("net:interfaces", self.interfaces)
         return self.rng.choice(request.legal_actions)
 

@@ -15,17 +15,20 @@ Channels (``NS`` = ``TAG-<entrant name>``):
 - ``home-file``: in ``$HOME``; partners' searched through ``/proc/*/root/arena/work``,
   ``/proc/*/cwd``, ``/tmp/belote-referee-*/*`` and the parent of ``$HOME``;
 - ``unix-socket``: a Unix socket in ``$HOME`` serving the payload, searched likewise;
-- ``abstract-socket``: ``\\0NS-<token>``, found in ``/proc/net/unix``;
+- ``abstract-socket``: ``\\0NS-<token>``, found in ``/proc/net/unix`` (the sandbox has no procfs:
+  ``blocked: no /proc/net/unix``, SECURITY.md "The inode numbers");
 - ``sysv-shm`` / ``sysv-msg``: System V shared memory (a slot per seat) and a message
   queue (message type: the sender's seat) under fixed keys (:func:`attack_common.ipc_key`);
 - ``posix-mq``: POSIX message queues ``/NS-seatS``, one per seat;
 - ``signal``: ``kill(pid, 0)`` over every pid (once per process): any process that is
-  neither this one nor its threads or children, reachable by a signal, is a channel;
+  neither this one nor its threads or children, reachable by a signal, is a channel (its threads
+  and children found without procfs too: ``tgkill``, ``waitid``);
 - ``grpc-socket``: every ``*.sock`` under ``/proc/*/root/arena/work``,
   ``/tmp/belote-referee-*/*`` and ``/arena/work`` but its own, dialled: ``GetBotInfo``,
   then, for a process of its own entrant, a ``Decide`` whose observation's ruleset is
   ``attack-magic:NS``, answered with the payload (bytes as card ranks);
-- ``inherited-fds``: descriptors open at start-up other than 0, 1, 2 (once);
+- ``inherited-fds``: descriptors open at start-up other than 0, 1, 2 (once; found by ``os.fstat``:
+  no ``/proc/self/fd`` in the sandbox);
 - through the files every sandbox binds read-only from the same host inodes: the
   interpreter's standard library (:func:`shared_files`, sorted ``.py`` and data files).
   A lock channel has 24 slots of 59 bits; a process claims a free one, writes there
@@ -60,14 +63,30 @@ import sys
 import time
 import zlib
 
-FDS_AT_START = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))  # before anything opens its own
+
+
+def _open_fds(top: int = 1024) -> list[int]:
+    """Open descriptors below ``top``, by ``os.fstat`` (the sandbox has no ``/proc/self/fd``)."""
+    out = []
+    for fd in range(top):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        out.append(fd)
+    return out
+
+
+FDS_AT_START = _open_fds()  # before anything opens its own
 
 import socket  # noqa: E402
 import threading  # noqa: E402
 
 import grpc  # noqa: E402
 
-from attack_common import TOKEN, Reporter, check, ipc_key, libc, own_threads, visible_pids  # noqa: E402
+from attack_common import (  # noqa: E402
+    TOKEN, Reporter, check, describe_fd, ipc_key, libc, own_children, own_threads, visible_pids,
+)
 from belote_arena_sdk.proto import bot_pb2_grpc  # noqa: E402
 from belote_arena_sdk import Bot, pb, serve  # noqa: E402
 from belote_arena_sdk.cards import card_str  # noqa: E402
@@ -445,8 +464,13 @@ class PartnerBot(Bot):
 
     # ------------------------------------------------------------ channels
     def _fds(self) -> str:
-        extra = [fd for fd in FDS_AT_START if fd > 2 and os.path.exists(f"/proc/self/fd/{fd}")]
-        extra = [f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}" for fd in extra]
+        extra = []
+        for fd in FDS_AT_START:
+            if fd > 2:
+                try:
+                    extra.append(f"{fd}->{describe_fd(fd)}")
+                except OSError:
+                    continue  # closed since
         return f"inherited {extra}" if extra else "blocked: nothing but 0, 1, 2 inherited"
 
     def file_channel(self, folder: str, search: bool) -> str:
@@ -474,12 +498,13 @@ class PartnerBot(Bot):
     def abstract_channel(self) -> str:
         names = []
         try:
-            for line in open("/proc/net/unix").read().splitlines()[1:]:
-                parts = line.split()
-                if len(parts) >= 8 and parts[7].startswith(f"@{self.ns}-") and TOKEN not in parts[7]:
-                    names.append("\0" + parts[7][1:])
-        except OSError:
-            pass
+            table = open("/proc/net/unix").read()
+        except OSError as e:  # the sandbox has no procfs (SECURITY.md "The inode numbers")
+            return f"blocked: no /proc/net/unix: {os.strerror(e.errno)}"
+        for line in table.splitlines()[1:]:
+            parts = line.split()
+            if len(parts) >= 8 and parts[7].startswith(f"@{self.ns}-") and TOKEN not in parts[7]:
+                names.append("\0" + parts[7][1:])
         raws = []
         for n in sorted(set(names)):
             try:
@@ -531,11 +556,12 @@ class PartnerBot(Bot):
     def mq_channel(self) -> str:
         """One queue per seat, ``/NS-seatS``: a process sends into its own, reads the others'."""
         if self.mqd is None:
-            self.mqd = {}
+            mqd = {}  # kept only once every queue is open: a refusal is met again at each decision
             for seat in range(4):
                 name = f"/{self.ns}-seat{seat}".encode()
-                self.mqd[seat] = check(libc.mq_open(name, ctypes.c_int(os.O_CREAT | os.O_RDWR | os.O_NONBLOCK),
-                                                    ctypes.c_int(0o666), ctypes.c_void_p(None)), "mq_open")
+                mqd[seat] = check(libc.mq_open(name, ctypes.c_int(os.O_CREAT | os.O_RDWR | os.O_NONBLOCK),
+                                               ctypes.c_int(0o666), ctypes.c_void_p(None)), "mq_open")
+            self.mqd = mqd
         data = self.payload()
         libc.mq_send(self.mqd[self.seat], data, ctypes.c_size_t(len(data)), ctypes.c_uint(0))
         raws, rbuf = [], ctypes.create_string_buffer(1 << 16)
@@ -546,8 +572,8 @@ class PartnerBot(Bot):
         return self._verdict(raws, f"{len(raws)} messages of other seats received")
 
     def signal_channel(self) -> str:
-        own = {os.getpid(), *own_threads()}
-        for p in visible_pids():  # own children
+        own = {os.getpid(), *own_threads(), *own_children()}
+        for p in visible_pids():  # own children, where there is a procfs
             try:
                 if int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]) in own:
                     own.add(int(p))

@@ -3,7 +3,8 @@
 ``python bot.py --out DIR``. On its first decision each process tries, and reports
 (tests/bots/attack_common.py), then plays a random legal action:
 
-- ``priv:capabilities``: any capability in its effective, permitted or bounding set;
+- ``priv:capabilities``: any capability in its effective, permitted, bounding or ambient set
+  (``capget`` and ``prctl``: the sandbox has no procfs);
 - ``priv:setuid-root``: ``setuid(0)``;
 - ``priv:remount-command`` / ``priv:remount-syscall``: ``mount -o remount,rw /`` and
   ``mount(NULL, "/", NULL, MS_REMOUNT, NULL)``, then a file written in ``/usr``;
@@ -11,8 +12,9 @@
 - ``priv:write-read-only``: files written into ``/``, ``/usr``, its own code ``/arena/bot``
   and the interpreter's ``site-packages`` (a ``.pth``, code run by every later Python);
 - ``priv:unshare``: ``unshare(CLONE_NEWUSER | CLONE_NEWNS)`` (then a mount), and ``unshare -r``;
-- ``priv:setns``: ``setns`` into every ``/proc/*/ns/*`` it can open;
-- ``priv:ptrace``: ``PTRACE_ATTACH`` and ``PTRACE_SEIZE`` on every visible process not its own;
+- ``priv:setns``: ``setns`` into every ``/proc/*/ns/*`` it can open (none: the sandbox has no procfs);
+- ``priv:ptrace``: ``PTRACE_ATTACH`` and ``PTRACE_SEIZE`` on every visible process not its own
+  (visible: listed in ``/proc``, or, without procfs, found by ``kill(pid, 0)``);
 - ``priv:process-vm-writev`` and ``priv:proc-mem``: writing into the memory of those
   processes (``process_vm_writev``; ``/proc/PID/mem`` opened for writing);
 - ``priv:kill-others``: ``SIGKILL`` to those processes (PID 1 of its namespace: the sandbox's init);
@@ -34,7 +36,7 @@ import subprocess
 import sys
 import sysconfig
 
-from attack_common import TOKEN, Reporter, check, libc, own_threads, visible_pids, why
+from attack_common import TOKEN, Reporter, check, libc, live_pids, own_children, own_threads, why
 from belote_arena_sdk import Bot, pb, serve
 
 MS_REMOUNT, MS_BIND = 32, 4096
@@ -59,10 +61,11 @@ def all_blocked(results: dict[str, str]) -> str:
 
 
 def others() -> list[int]:
-    """Visible processes that are not this one, its threads or its children."""
-    own = {os.getpid(), *own_threads()}
+    """Visible processes that are not this one, its threads or its children (without a procfs,
+    the sandbox's: the pids ``kill(pid, 0)`` finds, :func:`attack_common.live_pids`)."""
+    own = {os.getpid(), *own_threads(), *own_children()}
     out = []
-    for p in visible_pids():
+    for p in live_pids():
         if int(p) not in own:
             try:
                 ppid = int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1])
@@ -95,8 +98,18 @@ class PrivBot(Bot):
         return f"wrote {path}"
 
     def caps(self) -> str:
-        status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\t" in line)
-        held = {k: status[k].strip() for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb") if int(status[k], 16)}
+        """The capability sets asked of the kernel (``capget``, ``PR_CAPBSET_READ``,
+        ``PR_CAP_AMBIENT_IS_SET``): the sandbox has no ``/proc/self/status`` to read them from."""
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+        data = (ctypes.c_uint32 * 6)()  # two of {effective, permitted, inheritable}
+        check(libc.capget(header, data), "capget")
+        sets = {"CapEff": data[0] | data[3] << 32, "CapPrm": data[1] | data[4] << 32, "CapBnd": 0, "CapAmb": 0}
+        for cap in range(64):
+            if libc.prctl(23, cap, 0, 0, 0) == 1:  # PR_CAPBSET_READ (-1: no such capability)
+                sets["CapBnd"] |= 1 << cap
+            if libc.prctl(47, 1, cap, 0, 0) == 1:  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET
+                sets["CapAmb"] |= 1 << cap
+        held = {k: f"{v:016x}" for k, v in sets.items() if v}
         return f"capabilities {held}" if held else "blocked: no capability (CapEff, CapPrm, CapBnd, CapAmb all 0)"
 
     def remount_command(self) -> str:

@@ -17,7 +17,12 @@
   full: ``blocked: <errno> after N MiB`` (``SUCCEEDED`` past 4 GiB).
 - ``leftovers``: System V shared memory, a message queue and a semaphore set under the keys
   ``--key``, ``--key``+1, ``--key``+2, a file ``/dev/shm/NAME`` and a POSIX queue ``/NAME``
-  (``--name``), all left behind; reported as ``made`` lines (the host decides).
+  (``--name``), all left behind: made at start-up (``made_at_start``, before the referee locks
+  the sandbox) and again at the first decision (``made``: once locked, no ``shmget`` nor
+  ``mq_open``), reported in a ``res:leftovers`` line (the host decides).
+
+Once the match has begun the sandbox makes no pipe (SECURITY.md "The inode numbers"): the
+helpers are started with ``posix_spawn`` and speak through files.
 """
 
 from __future__ import annotations
@@ -25,8 +30,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import select
-import subprocess
+import signal
 import sys
 import time
 
@@ -50,15 +54,18 @@ class ResourceBot(Bot):
         self.report = Reporter(out, bot="attack_resources", mode=mode)
         self.mode, self.mib, self.limit_mib, self.key, self.name = mode, mib, limit_mib, key, name
         self.done = False
+        # before StartMatch, while the sandbox makes every object (referee.inside: the lock)
+        self.made_at_start = self.leftovers() if mode == "leftovers" else None
 
     def fork_bomb(self, out: str) -> None:
         """Start the helper (this file with ``--bomb``), which reports and then holds its children;
         wait (at most 4 s, inside the decision's deadline) until it has reported, so a short
         match cannot end before the attack was made."""
-        helper = subprocess.Popen([sys.executable, __file__, "--bomb", "--out", out, "--mode", "fork"],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-        if select.select([helper.stdout], [], [], 4.0)[0]:
-            helper.stdout.readline()
+        done = f"/tmp/bomb-reported-{os.getpid()}"
+        spawn([sys.executable, __file__, "--bomb", "--out", out, "--mode", "fork", "--done", done])
+        deadline = time.monotonic() + 4.0
+        while not os.path.exists(done) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def fill(self, folder: str) -> str:
         written, index, f = 0, 0, None
@@ -82,7 +89,8 @@ class ResourceBot(Bot):
             if f is not None:
                 f.close()
 
-    def leftovers(self) -> None:
+    def leftovers(self) -> dict:
+        """Make the objects (an existing one is reused): what each got, an id or an errno's text."""
         made = {}
         for what, fn in (("shm", lambda: libc.shmget(self.key, 4096, IPC_CREAT | 0o666)),
                          ("msg", lambda: libc.msgget(self.key + 1, IPC_CREAT | 0o666)),
@@ -102,21 +110,23 @@ class ResourceBot(Bot):
                                             ctypes.c_int(0o666), ctypes.c_void_p(None)), "mq_open")
         except OSError as e:
             made["mq"] = why(e)
-        self.report.write(attack="res:leftovers", made=made)
+        return made
 
     def attack(self) -> None:
         r = self.report.attempt
         if self.mode == "fork":
             self.fork_bomb(self.report.path.rsplit("/", 1)[0])
         elif self.mode == "memory":
-            subprocess.run([sys.executable, __file__, "--memory-helper", "--out", self.report.path.rsplit("/", 1)[0],
-                            "--mode", "memory", "--mib", str(self.mib), "--limit-mib", str(self.limit_mib)],
-                           stdin=subprocess.DEVNULL, timeout=60)
+            pid = spawn([sys.executable, __file__, "--memory-helper", "--out", self.report.path.rsplit("/", 1)[0],
+                         "--mode", "memory", "--mib", str(self.mib), "--limit-mib", str(self.limit_mib)])
+            deadline = time.monotonic() + 60
+            while os.waitpid(pid, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+                time.sleep(0.02)
         elif self.mode == "disk":
             for folder in ("/arena/work", "/tmp", "/dev/shm"):
                 r(f"res:disk:{folder}", lambda folder=folder: self.fill(folder))
-        else:
-            self.leftovers()
+        else:  # again after StartMatch: the sandbox is locked by then (no shmget, no mq_open)
+            self.report.write(attack="res:leftovers", made=self.leftovers(), made_at_start=self.made_at_start)
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
         if not self.done:
@@ -125,7 +135,18 @@ class ResourceBot(Bot):
         return self.rng.choice(request.legal_actions)
 
 
-def bomb(out: str) -> None:
+def spawn(argv: list[str]) -> int:
+    """Start ``argv`` (stdin from /dev/null) without a pipe: ``subprocess`` makes one to learn of
+    a failed exec, and a sandbox makes no pipe once the match has begun (SECURITY.md "The
+    inode numbers"). ``posix_spawn`` runs no fork handlers (gRPC's) either."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        return os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0)])
+    finally:
+        os.close(devnull)
+
+
+def bomb(out: str, done: str) -> None:
     """The fork bomb itself, in a process of its own without gRPC threads."""
     def fork_loop() -> str:
         n = 0
@@ -139,7 +160,7 @@ def bomb(out: str) -> None:
             n += 1
         return f"{n} children and no limit reached"
     Reporter(out, bot="attack_resources", mode="fork").attempt("res:fork-bomb", fork_loop)
-    print("reported", flush=True)  # the bot waits for this line
+    open(done, "w").close()  # the bot waits for this file
     time.sleep(120)  # hold the children until the sandbox ends
 
 
@@ -152,14 +173,13 @@ def memory(out: str, mib: int, limit_mib: int, children: int) -> None:
         return f"allocated {len(b) // MIB} MiB in one process"
 
     def across_children() -> str:
-        pipes, releases, pids = [], [], []
-        for _ in range(children):
-            r, w = os.pipe()
-            rel_r, rel_w = os.pipe()
+        # each child says how much it holds in a file of its own in /tmp (no pipe once the match
+        # has begun: SECURITY.md "The inode numbers"), then holds it until the parent's SIGTERM
+        said = [f"/tmp/mem-child-{os.getpid()}-{i}" for i in range(children)]
+        pids = []
+        for path in said:
             pid = os.fork()
             if pid == 0:  # allocate in steps, say how much, hold it until released
-                os.close(r)
-                os.close(rel_w)
                 chunks, why_not = [], ""
                 try:
                     while len(chunks) * 16 < mib:
@@ -168,25 +188,28 @@ def memory(out: str, mib: int, limit_mib: int, children: int) -> None:
                         chunks.append(chunk)
                 except BaseException as e:  # noqa: BLE001 - told to the parent
                     why_not = repr(e)
-                os.write(w, f"{len(chunks) * 16} {why_not}\n".encode())
-                os.read(rel_r, 1)
-                os._exit(0)
-            os.close(w)
-            os.close(rel_r)
-            pipes.append(r)
-            releases.append(rel_w)
+                with open(path + ".part", "w") as f:
+                    f.write(f"{len(chunks) * 16} {why_not}\n")
+                os.rename(path + ".part", path)
+                while True:
+                    time.sleep(60)
             pids.append(pid)
-        held, notes = [], []
-        for r in pipes:
-            text = os.read(r, 256).decode()
+        held, notes, ended = [], [], {}
+        for path, pid in zip(said, pids):
+            while not os.path.exists(path) and pid not in ended:  # it said, or it was killed before
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    ended[pid] = status
+                time.sleep(0.005)
+            text = open(path).read() if os.path.exists(path) else ""
             held.append(int(text.split()[0]) if text.strip() else 0)
             notes.append(text.strip())
-            os.close(r)
         time.sleep(0.3)  # a memory limit may kill a child after it reported
-        alive = [os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in pids]
+        alive = [pid not in ended and os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in pids]
         at_once = [h if a else 0 for h, a in zip(held, alive)]
-        for w in releases:
-            os.close(w)
+        for pid, a in zip(pids, alive):
+            if a:
+                os.kill(pid, signal.SIGTERM)
         statuses = [os.waitpid(pid, 0)[1] if a else "gone" for pid, a in zip(pids, alive)]
         short = "" if at_once == [mib] * children else f"; children said {notes}, alive {alive}, statuses {statuses}"
         return (f"children held {at_once} MiB at once ({sum(at_once)} MiB; the address space limit is "
@@ -209,7 +232,7 @@ if __name__ == "__main__":
         memory(h.out, h.mib, h.limit_mib, h.children)
         raise SystemExit(0)
     if "--bomb" in sys.argv:
-        bomb(sys.argv[sys.argv.index("--out") + 1])
+        bomb(sys.argv[sys.argv.index("--out") + 1], sys.argv[sys.argv.index("--done") + 1])
         raise SystemExit(0)
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("--out", required=True)
