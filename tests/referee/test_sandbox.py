@@ -118,8 +118,9 @@ def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
     bound = [src for src in pairs.values()]
     assert not [b for b in bound if b in (repo, f"{repo}/referee", f"{repo}/arena", f"{repo}/results")]
     # the private folders, and empty ones over what the sandbox hides (sandbox.shown_paths)
-    # (and an empty /dev/pts: no pseudo-terminal)
-    assert cmd.count("--tmpfs") == 4 + len(sandbox.shown_paths()[1]) and cmd.count(str(8 * 1024 * 1024)) == 3
+    # (and an empty /dev/pts: no pseudo-terminal; and /proc, a folder of masks: no procfs)
+    assert cmd.count("--tmpfs") == 5 + len(sandbox.shown_paths()[1]) and cmd.count(str(8 * 1024 * 1024)) == 3
+    assert "--proc" not in cmd
     for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--clearenv", "--new-session"):
         assert flag in cmd, flag
@@ -264,13 +265,21 @@ def test_whole_bot_limits_that_cannot_hold_are_refused_unless_weak(tmp_path, mon
 
 
 def test_the_masks_are_on_the_command_line_after_proc(tmp_path):
+    """No procfs in a masked sandbox (SECURITY.md "The inode numbers", issue 19): ``/proc`` is a
+    tmpfs, the masks are bound into it, then it is made read-only; with ``mask_proc=False`` (tests'
+    controls) a fresh procfs and no mask."""
     cmd = sandbox.bwrap_command("bwrap", tmp_path, ["true"], {}, Limits(), uid=None, info_fd=5, seccomp_fd=None)
-    proc = cmd.index("--proc")
-    masked = [cmd[i + 2] for i in range(proc, len(cmd) - 2) if cmd[i] == "--ro-bind" and cmd[i + 2].startswith("/proc/")]
+    assert "--proc" not in cmd
+    proc = cmd.index("/proc")
+    assert cmd[proc - 1] == "--tmpfs" and cmd[proc - 3:proc - 1] == ["--perms", "0555"]
+    sealed = cmd.index("--remount-ro", proc)
+    assert cmd[sealed + 1] == "/proc"
+    masked = [cmd[i + 2] for i in range(len(cmd) - 2) if cmd[i] == "--ro-bind" and cmd[i + 2].startswith("/proc/")]
     assert {"/proc/stat", "/proc/meminfo", "/proc/loadavg", "/proc/sys", "/proc/pressure"} <= set(masked)
-    assert min(cmd.index(m) for m in masked) > proc
+    assert proc < min(cmd.index(m) for m in masked) and max(cmd.index(m) for m in masked) < sealed
     plain = sandbox.bwrap_command("bwrap", tmp_path, ["true"], {}, Limits(), uid=None, info_fd=5, seccomp_fd=None,
                                   mask_proc=False)
+    assert plain[plain.index("--proc") + 1] == "/proc"
     assert not [a for a in plain if a.startswith("/proc/")]
 
 

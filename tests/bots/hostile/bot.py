@@ -1,8 +1,11 @@
 """Test bot 'hostile': on its first decision it tries to escape, then plays at random.
 
 ``python bot.py --out DIR --port P`` (tests/bots/README.md):
-- opens a TCP connection to 127.0.0.1:P (the test listens there);
-- starts a child process in a session of its own (``setsid``) that would outlive it;
+- opens a TCP connection to 127.0.0.1:P (the test listens there), with a socket made at
+  start-up (once the match has begun the sandbox makes no socket: SECURITY.md "The inode
+  numbers"; the socket made before shows that the network namespace, not that, keeps it in);
+- starts a child process in a session of its own (``setsid``) that would outlive it
+  (``posix_spawn``: ``subprocess`` needs a pipe, which the sandbox no longer makes by then);
 - writes a file outside its working folder and outside ``DIR`` (into ``DIR``'s parent).
 It records each attempt's result in ``DIR/hostile-<token>.json``.
 """
@@ -13,7 +16,6 @@ import argparse
 import json
 import os
 import socket
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -26,18 +28,21 @@ class HostileBot(Bot):
         super().__init__()
         self.out, self.port, self.done = out, port, False
         self.token = uuid.uuid4().hex  # pids repeat across PID namespaces (each bot is PID 1 in its own)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # before StartMatch: see above
 
     def escape(self) -> dict:
         report: dict = {"pid": os.getpid(), "hostname": socket.gethostname()}
         try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            self.sock.settimeout(1)
+            self.sock.connect(("127.0.0.1", self.port))
             report["network"] = "connected"
         except OSError as e:
             report["network"] = f"refused: {e.strerror or e}"
+        finally:
+            self.sock.close()
         # the child's command line carries the out folder, so the test can look for it afterwards
-        child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(300)  # {self.out}"],
-                                 start_new_session=True)
-        report["child"] = child.pid
+        argv = [sys.executable, "-c", f"import time; time.sleep(300)  # {self.out}"]
+        report["child"] = os.posix_spawn(argv[0], argv, dict(os.environ), setsid=True)
         try:  # the parent of --out: neither the bot's private folder nor a folder it was given
             (self.out.parent / f"escape-{self.token}.txt").write_text("written outside the working folder")
             report["write_outside"] = "written"
