@@ -4,13 +4,15 @@ Two processes that map the same page of a file change its map count, and each co
 it in its own ``/proc/self`` (``pagemap``'s "exclusive" bit, ``smaps``' ``Shared_*``,
 ``numa_maps``' ``mapmax``).  Partners are alive together for a whole deal, and both bots'
 folders are one copy in the image: a seat could keep its cards mapped as pages for its partner
-to read (red team 7: 24 of 24 partner hands).  referee.inside lets a sandbox read only a
-few files of ``/proc``, none of which counts another process's use of a page.
+to read (red team 7: 24 of 24 partner hands).  The sandbox has no procfs (issue 19,
+SECURITY.md "The inode numbers"): its ``/proc`` holds only the static masks, so none of the
+three files exists there.
 
 By attack: a sender sandbox keeps mapped the pages of its folder's ``pool.bin`` whose bits are
 1 (tests/data/sandbox/mapcount.py); a receiver sandbox, over the same folder, maps every page
-and reads what it can.  With the sandbox as bots get it, it decodes nothing; the control (the
-receiver without the /proc allow-list) decodes every bit by all three files.
+and reads what it can.  With the sandbox as bots get it, it decodes nothing (no such file:
+ENOENT); the control (the receiver with a procfs, ``mask_proc=False``) decodes every bit by
+all three files.
 """
 
 from __future__ import annotations
@@ -71,9 +73,9 @@ def test_a_partner_reads_no_page_the_other_keeps_mapped(code, proc_rules):
             box.process.wait()
             box.release()
     if proc_rules:
-        # none of the three files opens: the receiver decodes no bit at all
+        # none of the three files exists (no procfs): the receiver decodes no bit at all
         assert {m: read[m] for m in METHODS} == dict.fromkeys(METHODS), read
-        assert set(read["errors"].values()) == {"Permission denied"}, read
+        assert set(read["errors"].values()) == {"No such file or directory"}, read
     else:
         # the control: every file gives every bit (1: the sender maps the page too)
         assert {m: read[m] for m in METHODS} == dict.fromkeys(METHODS, bits), read
