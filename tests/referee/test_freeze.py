@@ -1,6 +1,7 @@
 """A bot runs only while it decides (issue 19 item 2): between its decisions every process of
-a bot is stopped (referee.sandbox.Freezer: the freezer cgroup, or SIGSTOP through the
-sandbox's own /proc without cgroups), judged by the effect on test bots that work between
+a bot is stopped (referee.sandbox.Freezer: the freezer cgroup, or, without cgroups, SIGSTOP to
+the sandbox's init and every process descending from it, found in the host's /proc: the
+sandbox has none of its own), judged by the effect on test bots that work between
 their decisions (tests/bots/ponder), each against a control with freezing off.
 """
 
