@@ -28,11 +28,11 @@ def process_id() -> int:
 
 
 def visible_pids() -> list[int]:
-    """The processes this bot can see (its own PID namespace's, in the sandbox): listed, or
-    found one by one where listing /proc is denied (referee.inside)."""
+    """The processes this bot can see in ``/proc``: listed, or found one by one where listing
+    /proc is denied.  None in the sandbox: it has no procfs (SECURITY.md "The inode numbers")."""
     try:
         return sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
-    except PermissionError:
+    except OSError:
         return [n for n in range(1, 1 << 16) if os.path.isdir(f"/proc/{n}")]
 
 
