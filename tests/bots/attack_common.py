@@ -119,6 +119,37 @@ def describe_fd(fd: int) -> str:
     return f"{kind}:{st.st_dev}:{st.st_ino}"
 
 
+def run(argv: list[str], timeout: float = 10.0) -> tuple[int, str, str]:
+    """Run a command, as ``subprocess.run(capture_output=True)`` would, without a pipe: once the
+    match has begun the sandbox makes none (SECURITY.md "The inode numbers"), so its output goes
+    to files in ``/tmp``.  Returns (exit status, or -signal; stdout; stderr); killed at ``timeout``."""
+    import shutil
+    import signal
+    import tempfile
+
+    path = shutil.which(argv[0]) or argv[0]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        try:
+            pid = os.posix_spawn(path, argv, dict(os.environ), file_actions=[
+                (os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+                (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
+        finally:
+            os.close(devnull)
+        deadline = time.monotonic() + timeout
+        while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                done = os.waitpid(pid, 0)
+                break
+            time.sleep(0.01)
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read().decode(errors="replace"))
+    return os.waitstatus_to_exitcode(done[1]), texts[0], texts[1]
+
+
 def ipc_key(*parts: str) -> int:
     """A fixed System V IPC key for ``parts`` (both partners compute the same one)."""
     return (zlib.crc32("/".join(parts).encode()) & 0x3FFFFFFF) | 0x40000000

@@ -6,7 +6,8 @@
 - ``priv:capabilities``: any capability in its effective, permitted, bounding or ambient set
   (``capget`` and ``prctl``: the sandbox has no procfs);
 - ``priv:setuid-root``: ``setuid(0)``;
-- ``priv:remount-command`` / ``priv:remount-syscall``: ``mount -o remount,rw /`` and
+- ``priv:remount-command`` / ``priv:remount-syscall``: ``mount -o remount,rw /`` (commands are
+  run with their output in files: no pipe once the match has begun) and
   ``mount(NULL, "/", NULL, MS_REMOUNT, NULL)``, then a file written in ``/usr``;
 - ``priv:mount-tmpfs``: a new tmpfs over ``/arena/bot`` (its own code);
 - ``priv:write-read-only``: files written into ``/``, ``/usr``, its own code ``/arena/bot``
@@ -32,11 +33,10 @@ import glob
 import os
 import signal
 import stat
-import subprocess
 import sys
 import sysconfig
 
-from attack_common import TOKEN, Reporter, check, libc, live_pids, own_children, own_threads, why
+from attack_common import TOKEN, Reporter, check, libc, live_pids, own_children, own_threads, run, why
 from belote_arena_sdk import Bot, pb, serve
 
 MS_REMOUNT, MS_BIND = 32, 4096
@@ -113,9 +113,9 @@ class PrivBot(Bot):
         return f"capabilities {held}" if held else "blocked: no capability (CapEff, CapPrm, CapBnd, CapAmb all 0)"
 
     def remount_command(self) -> str:
-        p = subprocess.run(["mount", "-o", "remount,rw", "/"], capture_output=True, text=True, timeout=10)
-        if p.returncode != 0:
-            return f"blocked: mount exited {p.returncode}: {p.stderr.strip()[:160]}"
+        code, _, stderr = run(["mount", "-o", "remount,rw", "/"])
+        if code != 0:
+            return f"blocked: mount exited {code}: {stderr.strip()[:160]}"
         return self.write_test("/usr/planted-" + TOKEN)
 
     def remount_syscall(self) -> str:
@@ -134,8 +134,8 @@ class PrivBot(Bot):
             res["unshare+mount"] = "ok: a new user and mount namespace, a tmpfs mounted"
         except OSError as e:
             res["unshare(CLONE_NEWUSER|CLONE_NEWNS)"] = why(e)
-        p = subprocess.run(["unshare", "-r", "-m", "id", "-u"], capture_output=True, text=True, timeout=10)
-        res["unshare -r -m"] = f"ok: {p.stdout.strip()}" if p.returncode == 0 else f"exit {p.returncode}: {p.stderr.strip()[:120]}"
+        code, stdout, stderr = run(["unshare", "-r", "-m", "id", "-u"])
+        res["unshare -r -m"] = f"ok: {stdout.strip()}" if code == 0 else f"exit {code}: {stderr.strip()[:120]}"
         return all_blocked(res)
 
     def setns(self) -> str:
