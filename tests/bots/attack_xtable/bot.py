@@ -3,15 +3,17 @@ other live processes, through a channel that works only while both ends are aliv
 
 ``python bot.py --out DIR`` (tests/bots/README.md).  ``DIR`` is a folder bound read-write
 into every sandbox by the test (the channel stands in for what kernel counters, timing or
-the CPU give to processes that run at the same time: it needs both ends alive).  At its
-first decision a process listens on ``DIR/<pid>-<seed>.sock``; at every decision it
-accepts what its entrant's other processes sent, writes each reception to
+the CPU give to processes that run at the same time: it needs both ends alive).  At start-up a
+process binds a datagram socket ``DIR/<pid>-<seed>.sock`` and makes one to send from (once the
+match has begun the sandbox makes no socket and accepts no connection: SECURITY.md "The inode
+numbers"; datagrams need neither); at every decision it
+receives what its entrant's other processes sent, writes each reception to
 ``DIR/<pid>-<seed>.recv.jsonl`` (``{"seat", "deal", "own", "got", "from_seat", "from_deal"}``:
 its seat, deal number and hand, and the sender's; hands
 the sender's — the fullest of the deal so far, 5 cards in the bidding, then 8 — cards as
-``"RS"`` strings of the protocol's enums), then connects to every other ``*.sock`` of the
-folder and sends its seat, deal number and hand.  A connection to a process that has ended is
-refused, so nothing passes between processes that never live at once.
+``"RS"`` strings of the protocol's enums), then sends its seat, deal number and hand to every
+other ``*.sock`` of the folder.  A datagram to a process that has ended is refused, so nothing
+passes between processes that never live at once.
 """
 
 from __future__ import annotations
@@ -29,26 +31,21 @@ class XTableBot(Bot):
     def __init__(self, out: Path):
         super().__init__()
         self.out, self.me = out, f"{os.getpid()}-{os.environ.get('BELOTE_BOT_SEED', '0')}"
-        self.listener: socket.socket | None = None
-        self.log = None
         self.deal, self.hand = None, []
-
-    def _listen(self) -> None:
         path = self.out / f"{self.me}.sock"
         try:
             path.unlink()
         except FileNotFoundError:
             pass
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.listener.bind(str(path))
-        os.chmod(path, 0o777)  # every process runs as a uid of its own: let them all connect
-        self.listener.listen(64)
+        os.chmod(path, 0o777)  # every process runs as a uid of its own: let them all send
         self.listener.setblocking(False)
+        self.sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sender.setblocking(False)
         self.log = open(self.out / f"{self.me}.recv.jsonl", "a")  # noqa: SIM115 - open for the process's life
 
     def decide(self, request: pb.DecideRequest) -> pb.Action:
-        if self.listener is None:
-            self._listen()
         obs = request.observation
         hand = sorted(f"{r}{s}" for s, r in (card_key(c) for c in obs.hand_cards))
         if obs.deal_number != self.deal or len(hand) > len(self.hand):  # the deal's fullest hand: 5, then 8 cards
@@ -56,18 +53,9 @@ class XTableBot(Bot):
         own = self.hand
         while True:  # what the others sent since the last decision
             try:
-                conn, _ = self.listener.accept()
+                data = self.listener.recv(65536)
             except BlockingIOError:
                 break
-            conn.setblocking(True)
-            conn.settimeout(0.2)
-            data = b""
-            try:
-                while chunk := conn.recv(4096):
-                    data += chunk
-            except OSError:
-                pass
-            conn.close()
             try:
                 got = json.loads(data)
             except ValueError:
@@ -79,15 +67,10 @@ class XTableBot(Bot):
         for other in self.out.glob("*.sock"):
             if other.name == f"{self.me}.sock":
                 continue
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(0.2)
             try:
-                s.connect(str(other))
-                s.sendall(message)
+                self.sender.sendto(message, str(other))
             except OSError:
-                pass  # its process has ended (refused), or is not accepting
-            finally:
-                s.close()
+                pass  # its process has ended (refused), or its queue is full
         return self.rng.choice(request.legal_actions)
 
 
