@@ -124,7 +124,7 @@ print(sum(int(line.split()[1]) for line in open("/proc/self/smaps") if line.star
 
 def _in_sandbox(code: Path, script: str, *args: str, proc_rules: bool = True) -> str:
     """The last line ``script`` (in ``code``) prints, run in a sandbox as a bot is (``proc_rules``
-    False: without the /proc allow-list, which denies reading ``smaps``)."""
+    False: with a procfs, ``mask_proc=False``; a bot's sandbox has none, so no ``smaps``)."""
     import sys
 
     from tests.referee.test_sandbox_runtimes import _run
@@ -148,9 +148,10 @@ def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
     (code / "read.py").write_text(READ)  # one folder, one copy of it in the image, for both
     writer = _in_sandbox(code, "collapse.py", "pool.bin")
     assert writer == "['Operation not permitted', 'Operation not permitted', 'Operation not permitted']", writer
-    # a reader that may read its smaps (bots may not: referee.inside) sees no huge page
+    # a reader that may read its smaps (bots may not) sees no huge page
     assert _in_sandbox(code, "read.py", "pool.bin", proc_rules=False) == "0"
-    assert "PermissionError" in _in_sandbox(code, "read.py", "pool.bin")  # and a bot cannot even look
+    # and a bot cannot even look: its sandbox has no procfs (SECURITY.md "The inode numbers", issue 19)
+    assert "FileNotFoundError" in _in_sandbox(code, "read.py", "pool.bin")
     # the control: the image's copy of the folder collapsed from the host, where nothing refuses it
     _, copy = sandbox.in_memory(code)
     host = _in_host(copy / "pool.bin")

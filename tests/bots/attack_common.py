@@ -56,7 +56,10 @@ def live_pids() -> list[int]:
     """The processes this one can name: those listed in ``/proc`` (:func:`visible_pids`), or,
     where there is none to list (the sandbox has no procfs), every pid below 65,536 for which
     ``kill(pid, 0)`` does not fail with ESRCH (it exists, whether or not it may be signalled)."""
-    listed = [int(p) for p in visible_pids()]
+    try:  # not visible_pids(): its one-by-one search finds nothing there, slowly
+        listed = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        listed = []
     if listed:
         return listed
     out = []
