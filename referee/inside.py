@@ -250,9 +250,10 @@ class Supervisor:
         accepts: ``accept`` calls the referee has let through and the bot has not yet made.
     """
 
-    def __init__(self, listener: int, memory_bytes: int, lock_fd: int = -1) -> None:
-        self.listener, self.memory_bytes, self.lock_fd = listener, memory_bytes, lock_fd
+    def __init__(self, listener: int, memory_bytes: int, lock_fd: int = -1, log_fd: int = -1) -> None:
+        self.listener, self.memory_bytes, self.lock_fd, self.log_fd = listener, memory_bytes, lock_fd, log_fd
         self.locked, self.accepts = False, 0
+        self._told: set[str] = set()  # the calls the bot's log was told of
         names = _SYSCALLS[os.uname().machine]
         self._names = {nr: name for name, nr in names.items()}
         self._libc = _libc()
@@ -301,8 +302,21 @@ class Supervisor:
                     error = -_EAGAIN
             else:
                 error = -_EPERM
+                self._tell(name)
         response = ctypes.create_string_buffer(_RESPONSE.pack(call, 0, error, flags), _RESPONSE.size)
         libc.ioctl(self.listener, _NOTIF_SEND, response)
+
+    def _tell(self, name: str | None) -> None:
+        """Say once per call in the bot's own output (``log_fd``) why it was refused."""
+        if self.log_fd < 0 or name in self._told:
+            return
+        self._told.add(name)
+        what = f"{name}()" + (" with MAP_SHARED" if name == "mmap" else "")
+        try:
+            os.write(self.log_fd, f"referee.inside: {what} refused (EPERM): once it has answered StartMatch a bot "
+                     "makes no pipe, socket or shared memory; make them at start-up (docs/PROTOCOL.md §2)\n".encode())
+        except OSError:
+            pass
 
     def run(self, child: int) -> int:
         """Answer until ``child`` exits; returns its wait status.  The child's end is seen by
@@ -360,8 +374,9 @@ def main(argv: list[str]) -> None:
         _fail("no command given")
     up, down = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)  # the child hands its listener up
     child = os.fork()
-    if child:  # the supervisor: holds none of the bot's streams
+    if child:  # the supervisor: holds none of the bot's streams (but a copy of its output, to say what it refused)
         down.close()
+        log = os.dup(2)
         os.close(0)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -375,7 +390,7 @@ def main(argv: list[str]) -> None:
         up.close()
         if not fds:  # the child failed (and says why): wait for it
             _exit_as(os.waitpid(child, 0)[1])
-        _exit_as(Supervisor(fds[0], memory, lock_fd).run(child))
+        _exit_as(Supervisor(fds[0], memory, lock_fd, log).run(child))
     up.close()
     if lock_fd >= 0:
         os.close(lock_fd)  # the bot must not read the referee's lock

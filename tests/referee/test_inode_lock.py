@@ -145,16 +145,18 @@ SHMEM = ("memfd_create", "shared anonymous mmap", "shared /dev/zero mmap", "shmg
 
 def _counter(make, first: int) -> int:
     """The value of a batched machine-wide inode counter now: inodes are made on CPU 0 (``make``
-    returns one's number and closes it) until one is the first of a fresh batch (its number
-    modulo 1,024 is ``first``: 1 for ``get_next_ino()``, 0 for the shmem mount), the
-    counter's value before that batch was taken.  At most 1,025 inodes."""
+    returns one's number and closes it) until one is in a fresh batch (numbers ``first`` to
+    ``first + 1,023`` modulo 1,024: ``first`` is 1 for ``get_next_ino()``, 0 for the shmem
+    mount; another process on CPU 0 may take some of them), whose start is the counter's
+    value before that batch was taken.  At most 1,025 inodes."""
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {0})
     try:
+        batch = (make() - first) // BATCH
         for _ in range(BATCH + 1):
             ino = make()
-            if ino % BATCH == first:
-                return ino - first
+            if (ino - first) // BATCH != batch:
+                return ino - (ino - first) % BATCH - first
         raise AssertionError("no fresh batch in 1,025 inodes")
     finally:
         os.sched_setaffinity(0, cpus)
@@ -184,7 +186,8 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
     folder.mkdir(mode=0o755)
     tmp_path.chmod(0o755)
     box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", SENDER, str(N)], {"PATH": "/usr/bin"}, Limits(),
-                            mask_proc=case != "procfs", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                            mask_proc=case != "procfs", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert box.process.stdout.readline().strip() == "ready", box.process.poll()
         if case == "locked":
@@ -200,7 +203,7 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
         got = json.loads(line)
     finally:
         box.process.kill()
-        box.process.wait()
+        _, said = box.process.communicate(timeout=30)
         box.release()
     print(case, moved, got)
     assert got["private anonymous mmap"] == [16, None], got  # what no counter numbers stays allowed
@@ -217,6 +220,13 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
             "shared anonymous mmap": [0, "Operation not permitted"],
             "shared /dev/zero mmap": [0, "Operation not permitted"], "shmget": [0, "Operation not permitted"]}, got
         assert moved["pipes"] <= 2 and moved["shmem"] <= 2, moved
+        # and the bot's own output says why, once a call
+        told = [line for line in said.splitlines() if line.startswith("referee.inside: ")]
+        assert len(told) == 7 and told[0] == (  # pipe2 (Python's os.pipe), socket, socketpair, mq_open,
+            # memfd_create, mmap, shmget; an accept refused is EAGAIN, as a server's loop expects: not told
+            "referee.inside: pipe2() refused (EPERM): once it has answered StartMatch a bot makes no pipe, "
+            "socket or shared memory; make them at start-up (docs/PROTOCOL.md §2)"), told
+        assert "referee.inside: mmap() with MAP_SHARED refused (EPERM)" in said
     else:
         # the controls: every kind made (procfs lookups only with a procfs; POSIX queues are
         # beneath no path Landlock's read allow-list allows, referee.inside), and each counter
