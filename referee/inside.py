@@ -23,8 +23,8 @@ The sandbox has no procfs: its ``/proc`` is a read-only folder of the static mas
      ``sysconf(_SC_PHYS_PAGES)`` ignores the error and returns garbage.
    - the calls that make an inode numbered by a machine-wide counter (:data:`LOCKED`:
      ``pipe``, ``pipe2``, ``socket``, ``socketpair``, ``accept``, ``accept4`` — the
-     kernel's ``get_next_ino()`` —, ``mq_open`` — the same —, ``memfd_create``, ``shmget``
-     and a shared ``mmap`` — the internal shmem mount's counter): let through until the
+     kernel's ``get_next_ino()`` —, ``mq_open`` and a huge-page ``mmap`` — the same —,
+     ``memfd_create``, ``shmget`` and a shared ``mmap`` — the internal shmem mount's counter): let through until the
      referee **locks** the sandbox (a byte ``L`` on ``--lock-fd``, written once the bot has
      answered ``StartMatch``), refused (EPERM) after it.  Two processes of one entrant
      could otherwise signal through such a counter: one moves it, the other reads it in a
@@ -73,10 +73,13 @@ _SYSCALLS = {
                     pipe2=59, socket=198, socketpair=199, accept=202, accept4=242, memfd_create=279,
                     mq_open=180, shmget=194, mmap=222),
 }
-#: The calls refused once the sandbox is locked (``mmap``: a shared mapping only, ``MAP_SHARED``).
+#: The calls refused once the sandbox is locked (``mmap``: a shared mapping, ``MAP_SHARED``, or
+#: huge pages, ``MAP_HUGETLB``: each is a new inode of a kernel-internal mount, the latter's
+#: numbered by ``get_next_ino()`` even when no huge page is there and the call fails).
 LOCKED = ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "memfd_create", "mq_open", "shmget", "mmap")
 _ACCEPTS = ("accept", "accept4")
 _MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has it too
+_MAP_HUGETLB = 0x40000
 _X32_BIT = 0x40000000  # x86_64's x32 calls: the same architecture, numbers with this bit
 _SET_MODE_FILTER, _FLAG_NEW_LISTENER = 1, 8
 _RET_ALLOW, _RET_USER_NOTIF, _RET_ERRNO = 0x7FFF0000, 0x7FC00000, 0x00050000
@@ -176,7 +179,8 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
       (x86_64's x32 numbering of the same calls); and ``seccomp`` asking for a listener of
       its own (``SECCOMP_FILTER_FLAG_NEW_LISTENER``): of two filters that hand a call to a
       listener the newest wins, so a bot's own listener could let a locked call through;
-    - to the listener: ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` only);
+    - to the listener: ``sysinfo`` and :data:`LOCKED` (``mmap`` with ``MAP_SHARED`` or
+      ``MAP_HUGETLB`` only);
     - every other call is left to the sandbox's own filter (another architecture's calls
       too: it kills them).
 
@@ -205,7 +209,7 @@ def filter_program(machine: str) -> list[tuple[int, int, int, int]]:
     labels = {"mmap": len(ops)}
     op(0x15, n["mmap"], false="allow")
     op(0x20, 16 + 3 * 8)  # seccomp_data.args[3] (flags)
-    op(0x45, _MAP_SHARED, true="notify", false="allow")
+    op(0x45, _MAP_SHARED | _MAP_HUGETLB, true="notify", false="allow")
     labels.update(allow=len(ops), notify=len(ops) + 1, errno=len(ops) + 2)
     op(0x06, _RET_ALLOW)
     op(0x06, _RET_USER_NOTIF)
@@ -311,7 +315,7 @@ class Supervisor:
         if self.log_fd < 0 or name in self._told:
             return
         self._told.add(name)
-        what = f"{name}()" + (" with MAP_SHARED" if name == "mmap" else "")
+        what = f"{name}()" + (" with MAP_SHARED or MAP_HUGETLB" if name == "mmap" else "")
         try:
             os.write(self.log_fd, f"referee.inside: {what} refused (EPERM): once it has answered StartMatch a bot "
                      "makes no pipe, socket or shared memory; make them at start-up (docs/PROTOCOL.md §2)\n".encode())

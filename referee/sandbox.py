@@ -22,8 +22,10 @@ What a bot process gets (:func:`bwrap_command`):
   file locks (``flock``, ``fcntl`` record locks, leases), ``inotify``,
   ``fanotify``, process-shared futexes, and page-cache probes and evictions
   (``mincore``, ``cachestat``, ``fadvise``, ``preadv2(RWF_NOWAIT)``, ``MADV_PAGEOUT``):
-  covert channels through the read-only files every sandbox shares; and exotic
-  socket families (``AF_VSOCK`` reaches the host);
+  covert channels through the read-only files every sandbox shares; ``ustat``,
+  ``mlock`` and populating memory (kernel work past a freeze); and every socket family
+  but Unix sockets and netlink (no TCP or UDP even on loopback: a connect's local port
+  comes from a table all network namespaces share; ``AF_VSOCK`` reaches the host);
 * **a minimal root**: the parts of ``/usr`` a runtime needs (and the ``/bin``,
   ``/lib*`` links), the few ``/etc`` files a dynamic linker needs, the interpreter
   and the SDK packages (:func:`shown_paths`), all read-only and served from an
@@ -115,6 +117,13 @@ DENIED_SYSCALLS = (
     # inode numbers from machine-wide counters: a pidfd's is the pid's, one more for each process
     # the machine starts; a secret memfd's comes from the counter that numbers pipes and sockets
     "pidfd_open", "memfd_secret",
+    # the free blocks and inodes of any file system named by its device number, another
+    # sandbox's private /tmp among them (red team 31: 24 of 24 partner hands); sysfs lists them
+    "ustat", "sysfs",
+    # kernel work a frozen bot goes on doing: populating or locking memory runs in the kernel to
+    # the end, past a freeze (red team 31: 0.64 s of CPU in the second after it), taking it from
+    # the seat deciding next (with mmap's MAP_POPULATE and madvise's MADV_POPULATE_*, below)
+    "mlock", "mlock2", "mlockall",
 )
 #: clone flags refused beside the namespace flags: CLONE_PIDFD (a pidfd, above).
 CLONE_PIDFD = 0x1000
@@ -125,18 +134,26 @@ FUTEX_PRIVATE_FLAG = 128
 #: madvise advice refused: MADV_COLD, MADV_PAGEOUT (evict pages of the shared files), and
 #: MADV_HUGEPAGE, MADV_COLLAPSE (turn a range of a shared file of the image into a huge page,
 #: which a later process sees in its smaps or fault count: red team 6, 24 of 24 hands), and
-#: MADV_MERGEABLE (same-page merging across processes, off on this machine).
-DENIED_MADVISE = (20, 21, 14, 25, 12)
+#: MADV_MERGEABLE (same-page merging across processes, off on this machine); MADV_POPULATE_READ,
+#: MADV_POPULATE_WRITE (kernel work past a freeze, with ``mlock``).
+DENIED_MADVISE = (20, 21, 14, 25, 12, 22, 23)
 #: prctl options refused: PR_SET_MEMORY_MERGE (same-page merging of a whole process).
 DENIED_PRCTL = (67,)
 RWF_NOWAIT = 8  # preadv2: reads only what is cached, so it probes the shared page cache
 _INT = 0xFFFF_FFFF  # the bits of an int argument the kernel reads
 #: fcntl commands refused for the same reason: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
-#: F_OFD_SETLKW (record locks), F_SETLEASE, F_NOTIFY (directory notifications).
-DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026)
-#: Socket families refused: AF_KEY, AF_RDS, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_IEEE802154, AF_ALG,
-#: AF_VSOCK (it reaches the hypervisor, outside every namespace), AF_QIPCRTR, AF_XDP.
-DENIED_FAMILIES = (15, 21, 29, 30, 31, 36, 38, 40, 42, 44)
+#: F_OFD_SETLKW (record locks), F_SETLEASE, F_NOTIFY (directory notifications); F_SETPIPE_SZ (pipe
+#: buffers are counted per host user: between bots of an unprivileged arena, red team 31) and the
+#: write-life hints F_GET/SET_RW_HINT, F_GET/SET_FILE_RW_HINT (a hint set on a shared file outlives
+#: its bot).
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1026, 1031, 1035, 1036, 1037, 1038)
+#: Socket families refused: AF_INET, AF_INET6 (no network, and a TCP connect's local port comes from
+#: a table every network namespace shares: red team 31 moved it after the lock with a socket made
+#: before, 32 of 32 partner hands), AF_KEY, AF_RDS, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_IEEE802154,
+#: AF_ALG, AF_VSOCK (it reaches the hypervisor, outside every namespace), AF_QIPCRTR, AF_XDP.
+DENIED_FAMILIES = (2, 10, 15, 21, 29, 30, 31, 36, 38, 40, 42, 44)
+#: mmap flags refused: MAP_POPULATE (kernel work past a freeze, with ``mlock``).
+DENIED_MMAP_FLAGS = (0x8000,)
 #: getsockopt(SOL_SOCKET, …) options refused: SO_COOKIE and SO_NETNS_COOKIE. A socket's cookie
 #: is drawn, on first ask, from one machine-wide counter nothing else here moves: a bot asking
 #: for 3,000 cookies moved every other sandbox's next cookie by exactly 3,000 (red team 9: 24
@@ -293,6 +310,8 @@ def seccomp_program(inside_filter: bool = False) -> bytes | None:
         for option in DENIED_PRCTL:
             f.add_rule(sc.ERRNO(1), "prctl", sc.Arg(0, sc.MASKED_EQ, _INT, option))
         f.add_rule(sc.ERRNO(95), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))  # EOPNOTSUPP
+        for flag in DENIED_MMAP_FLAGS:
+            f.add_rule(sc.ERRNO(1), "mmap", sc.Arg(3, sc.MASKED_EQ, flag, flag))
         for family in DENIED_FAMILIES:
             f.add_rule(sc.ERRNO(97), "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))  # EAFNOSUPPORT
         for option in DENIED_SOCKOPTS:  # ENOPROTOOPT

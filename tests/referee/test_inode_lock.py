@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -121,6 +122,7 @@ attempt("memfd_create", lambda: close_all(os.memfd_create("x")))
 attempt("shared anonymous mmap", lambda: mmap.mmap(-1, 4096, flags=mmap.MAP_SHARED).close() or 1)
 attempt("shared /dev/zero mmap", lambda: mmap.mmap(zero, 4096, flags=mmap.MAP_SHARED).close() or 1)
 attempt("shmget", shm, N // 4)
+attempt("huge-page mmap", lambda: mmap.mmap(-1, 2 << 20, flags=mmap.MAP_PRIVATE | 0x40000).close() or 1)
 attempt("private anonymous mmap", lambda: mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE).close() or 1, 16)
 
 def own_listener():  # a listener of its own would get the locked calls first, and let them through
@@ -139,7 +141,7 @@ print(json.dumps(got), flush=True)
 """
 
 #: The kinds that move the counter of pipes and sockets, and that of the shmem mount.
-PIPES = ("pipe", "pipe2", "socket", "socketpair", "accept", "mq_open", "procfs lookup")
+PIPES = ("pipe", "pipe2", "socket", "socketpair", "accept", "mq_open", "procfs lookup", "huge-page mmap")
 SHMEM = ("memfd_create", "shared anonymous mmap", "shared /dev/zero mmap", "shmget")
 
 
@@ -218,7 +220,8 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
             "accept": [0, "Resource temporarily unavailable"], "mq_open": [0, "Operation not permitted"],
             "procfs lookup": [0, "No such file or directory"], "memfd_create": [0, "Operation not permitted"],
             "shared anonymous mmap": [0, "Operation not permitted"],
-            "shared /dev/zero mmap": [0, "Operation not permitted"], "shmget": [0, "Operation not permitted"]}, got
+            "shared /dev/zero mmap": [0, "Operation not permitted"], "shmget": [0, "Operation not permitted"],
+            "huge-page mmap": [0, "Operation not permitted"]}, got
         assert moved["pipes"] <= 2 and moved["shmem"] <= 2, moved
         # and the bot's own output says why, once a call
         told = [line for line in said.splitlines() if line.startswith("referee.inside: ")]
@@ -226,16 +229,86 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
             # memfd_create, mmap, shmget; an accept refused is EAGAIN, as a server's loop expects: not told
             "referee.inside: pipe2() refused (EPERM): once it has answered StartMatch a bot makes no pipe, "
             "socket or shared memory; make them at start-up (docs/PROTOCOL.md §2)"), told
-        assert "referee.inside: mmap() with MAP_SHARED refused (EPERM)" in said
+        assert "referee.inside: mmap() with MAP_SHARED or MAP_HUGETLB refused (EPERM)" in said
     else:
         # the controls: every kind made (procfs lookups only with a procfs; POSIX queues are
         # beneath no path Landlock's read allow-list allows, referee.inside), and each counter
         # moved by the sender's batches: 16 of pipes and sockets (25 with a new thread's procfs
         # entries, ~3 inodes each, and the queues) and 13 of the shmem mount's, less 2 for
         # batches the sender left partly used on a CPU
-        made = {k: v[0] for k, v in got.items()}
+        # (a huge page mapping numbers an inode even when the machine has no huge page to give)
+        assert got["huge-page mmap"] in ([0, "Cannot allocate memory"], [N, None]), got
+        made = {k: v[0] for k, v in got.items() if k != "huge-page mmap"}
         assert made == {"pipe": N, "pipe2": N, "socket": N, "socketpair": N // 2, "accept": N // 32,
                         "mq_open": 0 if case == "unlocked" and inside.abi() else N // 4, "procfs lookup": N if case == "procfs" else 0, "memfd_create": N,
                         "shared anonymous mmap": N, "shared /dev/zero mmap": N, "shmget": N // 4,
                         "private anonymous mmap": 16}, got
         assert moved["pipes"] >= (23 if case == "procfs" else 14) and moved["shmem"] >= 11, moved
+
+
+#: ``python -c OTHERS``: the other ways red team 31 found to carry bits between sandboxes, each
+#: tried once (before any lock: each is refused from the start); prints JSON, each way's
+#: "ok" or its error.  TCP and UDP sockets (a TCP connect's local port comes from a table every
+#: network namespace shares); ``ustat(2)`` (the free blocks of any file system named by its
+#: device number, another sandbox's ``/tmp`` among them); kernel work that goes on past a
+#: freeze (``MAP_POPULATE``, ``MADV_POPULATE_WRITE``, ``mlock``); and ``F_SETPIPE_SZ`` (pipe
+#: buffers are counted per host user).
+OTHERS = r"""
+import ctypes, fcntl, json, mmap, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+out = {}
+
+def run(name, f):
+    try:
+        f()
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = e.strerror
+
+def call(rc):
+    if rc < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+run("tcp socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
+run("udp6 socket", lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close())
+dev, answer = os.stat("/tmp").st_dev, ctypes.create_string_buffer(64)
+run("ustat", lambda: call(libc.syscall(136, ctypes.c_uint(dev & 0xFFFFFFFF), answer)))
+run("mmap populate", lambda: mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE | 0x8000).close())
+memory = mmap.mmap(-1, 1 << 20)
+base = ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(memory)))
+run("madvise populate", lambda: call(libc.madvise(base, ctypes.c_size_t(1 << 20), 23)))
+run("mlock", lambda: call(libc.mlock(base, ctypes.c_size_t(4096))))
+r, w = os.pipe()
+run("F_SETPIPE_SZ", lambda: fcntl.fcntl(r, 1031, 1 << 16))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.guard(60)
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="ustat's number is x86_64's")
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "control"])
+def test_no_network_socket_no_ustat_no_kernel_work_past_a_freeze(tmp_path, sandboxed):
+    """Red team 31: a locked bot moved the shared TCP port table with a socket made before
+    (32 of 32 partner hands in a real match), read its partner's private ``/tmp`` through
+    ``ustat(2)`` (24 of 24), and kept 0.64 s of CPU in the second after a freeze populating
+    memory.  In the sandbox each is refused from the start; control: on the host each works."""
+    if sandboxed:
+        folder = tmp_path / "code"
+        folder.mkdir(mode=0o755)
+        tmp_path.chmod(0o755)
+        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", OTHERS], {"PATH": "/usr/bin"}, Limits(),
+                                stdout=subprocess.PIPE, text=True)
+        try:
+            out = box.process.communicate(timeout=60)[0]
+        finally:
+            box.release()
+    else:
+        out = subprocess.run([sys.executable, "-c", OTHERS], capture_output=True, text=True, timeout=60).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    if sandboxed:
+        assert got == {"tcp socket": "Address family not supported by protocol",
+                       "udp6 socket": "Address family not supported by protocol", "ustat": "Operation not permitted",
+                       "mmap populate": "Operation not permitted", "madvise populate": "Operation not permitted",
+                       "mlock": "Operation not permitted", "F_SETPIPE_SZ": "No locks available"}, got
+    else:
+        assert set(got.values()) == {"ok"}, got
