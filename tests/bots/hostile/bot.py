@@ -3,7 +3,8 @@
 ``python bot.py --out DIR --port P`` (tests/bots/README.md):
 - opens a TCP connection to 127.0.0.1:P (the test listens there), with a socket made at
   start-up (once the match has begun the sandbox makes no socket: SECURITY.md "The inode
-  numbers"; the socket made before shows that the network namespace, not that, keeps it in);
+  numbers"); the sandbox refuses TCP sockets too (EAFNOSUPPORT), and a network namespace of
+  its own would keep the connection in anyway;
 - starts a child process in a session of its own (``setsid``) that would outlive it
   (``posix_spawn``: ``subprocess`` needs a pipe, which the sandbox no longer makes by then);
 - writes a file outside its working folder and outside ``DIR`` (into ``DIR``'s parent).
@@ -28,18 +29,22 @@ class HostileBot(Bot):
         super().__init__()
         self.out, self.port, self.done = out, port, False
         self.token = uuid.uuid4().hex  # pids repeat across PID namespaces (each bot is PID 1 in its own)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # before StartMatch: see above
+        try:  # before StartMatch: see above (the sandbox refuses TCP sockets anyway: no network)
+            self.sock: socket.socket | OSError = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        except OSError as e:
+            self.sock = e
 
     def escape(self) -> dict:
         report: dict = {"pid": os.getpid(), "hostname": socket.gethostname()}
         try:
-            self.sock.settimeout(1)
-            self.sock.connect(("127.0.0.1", self.port))
+            if isinstance(self.sock, OSError):
+                raise self.sock
+            with self.sock:
+                self.sock.settimeout(1)
+                self.sock.connect(("127.0.0.1", self.port))
             report["network"] = "connected"
         except OSError as e:
             report["network"] = f"refused: {e.strerror or e}"
-        finally:
-            self.sock.close()
         # the child's command line carries the out folder, so the test can look for it afterwards
         argv = [sys.executable, "-c", f"import time; time.sleep(300)  # {self.out}"]
         report["child"] = os.posix_spawn(argv[0], argv, dict(os.environ), setsid=True)
