@@ -11,8 +11,9 @@ process tries, and reports (tests/bots/attack_common.py), then plays a random le
 - ``net:interfaces``: any network interface but ``lo`` (``if_nameindex``, asked at start-up).
 
 Every socket is made at start-up, before ``StartMatch``: once the match has begun the sandbox
-makes no socket (SECURITY.md "The inode numbers"), and a refused ``socket()`` would not show
-that the network namespace keeps the bot in; the connections are tried at the first decision.
+makes no socket (SECURITY.md "The inode numbers"), and a ``socket()`` refused for that would
+not show what keeps the bot in; the connections are tried at the first decision.  (TCP and UDP
+sockets the sandbox refuses at any time: EAFNOSUPPORT, its seccomp filter.)
 """
 
 from __future__ import annotations
