@@ -26,7 +26,9 @@ Channels (``NS`` = ``TAG-<entrant name>``):
 - ``grpc-socket``: every ``*.sock`` under ``/proc/*/root/arena/work``,
   ``/tmp/belote-referee-*/*`` and ``/arena/work`` but its own, dialled: ``GetBotInfo``,
   then, for a process of its own entrant, a ``Decide`` whose observation's ruleset is
-  ``attack-magic:NS``, answered with the payload (bytes as card ranks);
+  ``attack-magic:NS``, answered with the payload (bytes as card ranks); a socket that answered
+  as another entrant's bot is not dialled again, and new ones at most 2 s a decision (a machine
+  running other arenas shows their sockets too);
 - ``inherited-fds``: descriptors open at start-up other than 0, 1, 2 (once; found by ``os.fstat``:
   no ``/proc/self/fd`` in the sandbox);
 - through the files every sandbox binds read-only from the same host inodes: the
@@ -397,6 +399,8 @@ class PartnerBot(Bot):
         self.msq = None
         self.mqd = None
         self.channels: dict[str, object] = {}
+        self.others: dict[str, str] = {}  # gRPC sockets that answered as another entrant's bot: path -> name
+        self.dialled = 0  # where the next decision's dialling starts among sockets not yet known
         self.signals_done = False
         self.report.attempt("partner:inherited-fds", self._fds)
         # the files every sandbox shares read-only: lock slots on them, open events watched on them
@@ -612,8 +616,17 @@ class PartnerBot(Bot):
             if (st.st_dev, st.st_ino) == own_id or os.path.basename(path).startswith(self.ns):
                 continue
             targets.append(path)
-        raws, reached = [], []
-        for path in targets:
+        raws, reached = [], [f"{name} at {path}" for path, name in self.others.items() if path in targets]
+        # another entrant's bot once, not again (a machine running other arenas shows their sandboxes'
+        # sockets too, and a frozen one answers nothing: each costs a timeout); the rest within 2 s a
+        # decision, from where the last decision stopped
+        unknown = [p for p in targets if p not in self.others]
+        start = self.dialled % len(unknown) if unknown else 0
+        budget = time.monotonic() + 2.0
+        for k, path in enumerate(unknown[start:] + unknown[:start]):
+            if time.monotonic() > budget:
+                self.dialled = start + k
+                break
             ch = self.channels.get(path)
             if ch is None:
                 ch = self.channels[path] = grpc.insecure_channel(f"unix:{path}")
@@ -621,7 +634,9 @@ class PartnerBot(Bot):
             try:
                 info = stub.GetBotInfo(pb.GetBotInfoRequest(), timeout=0.5)
                 reached.append(f"{info.name} at {path}")
-                if info.name == self.name_:
+                if info.name != self.name_:
+                    self.others[path] = info.name
+                else:
                     r = stub.Decide(pb.DecideRequest(observation=pb.Observation(ruleset=MAGIC + self.ns)), timeout=0.5)
                     raws.append(bytes(c.rank for c in r.action.declaration.declarations[0].cards))
             except (grpc.RpcError, IndexError, ValueError):
