@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import functools
 import os
 import shutil
@@ -474,11 +475,28 @@ class BotClient:
     def info(self, timeout_s: float = 2.0) -> pb.GetBotInfoResponse:
         return self.stub.GetBotInfo(pb.GetBotInfoRequest(), timeout=timeout_s)
 
-    def start_match(self, request: pb.StartMatchRequest, timeout_s: float = 2.0) -> None:
+    def start_match(self, request: pb.StartMatchRequest, timeout_s: float = 2.0,
+                    loop: asyncio.AbstractEventLoop | None = None) -> None:
         """``StartMatch``; then a sandboxed bot is locked (no new pipe, socket or shared memory
         from now on: :meth:`referee.sandbox.Sandboxed.lock`) and (``limits.freeze``) frozen
-        until its first decision."""
+        until its first decision.
+
+        ``loop``: the running event loop :meth:`decide_async` will be called on (call this
+        from another thread); the decision channel is then dialled there first, before the
+        lock, so the locked bot never has a connection to accept.  Without it the channel is
+        dialled at the first decision, through one accept the lock lets through.
+
+        Raises:
+            grpc.RpcError: ``StartMatch`` failed, or the decision channel did not connect
+                within ``timeout_s`` (``DEADLINE_EXCEEDED``).
+        """
         try:
+            if loop is not None:
+                try:
+                    asyncio.run_coroutine_threadsafe(self._dial_decisions(timeout_s), loop).result(timeout_s + 1.0)
+                except concurrent.futures.TimeoutError:  # the loop itself was too busy to dial
+                    raise DecideError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                      f"the decision channel was not dialled within {timeout_s:g} s") from None
             self.stub.StartMatch(request, timeout=timeout_s)
         finally:
             if self._sandbox is not None:
@@ -524,6 +542,25 @@ class BotClient:
         freezer.freeze()
         return response
 
+    def _open_decisions(self) -> None:
+        """The decision channel (``grpc.aio``, on the running loop), made if it is not there."""
+        if self._aio_channel is None:
+            if self.target is None:
+                raise DecideError(grpc.StatusCode.UNAVAILABLE, "the bot was not started")
+            if self._sandbox is not None:  # a locked sandbox accepts only the connections we announce
+                self._sandbox.allow_accept()
+            self._aio_channel = grpc.aio.insecure_channel(self.target, options=_DECISION_CHANNEL_OPTIONS)
+            self._aio_stub = pb_grpc.BotServiceStub(self._aio_channel)
+
+    async def _dial_decisions(self, timeout_s: float) -> None:
+        """Make the decision channel and wait until it is connected (at most ``timeout_s``)."""
+        self._open_decisions()
+        try:
+            await asyncio.wait_for(self._aio_channel.channel_ready(), timeout_s)
+        except asyncio.TimeoutError:
+            raise DecideError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                              f"the bot did not accept the decision channel within {timeout_s:g} s") from None
+
     async def _decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse | None:
         """One decision with a deadline of ``timeout_s`` seconds, on the running event loop,
         over a ``grpc.aio`` channel of its own (call it from one event loop only).
@@ -540,13 +577,7 @@ class BotClient:
             grpc.RpcError: DEADLINE_EXCEEDED, UNAVAILABLE, RESOURCE_EXHAUSTED, …
                 (a :class:`DecideError` or ``grpc.aio.AioRpcError``).
         """
-        if self._aio_channel is None:
-            if self.target is None:
-                raise DecideError(grpc.StatusCode.UNAVAILABLE, "the bot was not started")
-            if self._sandbox is not None:  # a locked sandbox accepts only the connections we announce
-                self._sandbox.allow_accept()
-            self._aio_channel = grpc.aio.insecure_channel(self.target, options=_DECISION_CHANNEL_OPTIONS)
-            self._aio_stub = pb_grpc.BotServiceStub(self._aio_channel)
+        self._open_decisions()
         if not self.stream_decisions or self._stream_works is False:
             return await self._aio_stub.Decide(request, timeout=timeout_s)
         deadline = time.monotonic() + timeout_s

@@ -165,21 +165,23 @@ class _Seat:
         self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's answer times, ms
         self.board_logs: list[str] = []  # the kept logs of the processes that held the seat this board
 
-    def ensure(self, start_request: pb.StartMatchRequest) -> BotClient | None:
+    def ensure(self, start_request: pb.StartMatchRequest, loop: asyncio.AbstractEventLoop | None = None) -> BotClient | None:
         """The seat's bot process, started (and told ``StartMatch``) if it has none alive; None
         when it could not be started (``start_error`` says why, in words, for the fault).
 
         A start that failed only by being slow (:attr:`referee.botproc.BotStartError.slow`, or a
         ``StartMatch`` past its deadline with the process alive) is tried again, up to
         ``config.start_attempts`` starts, after 1 s, 2 s, … (:data:`START_BACKOFF_S`): a loaded
-        machine is not the bot's fault.  A bot that exits or crashes at start-up is not retried."""
+        machine is not the bot's fault.  A bot that exits or crashes at start-up is not retried.
+        ``loop``: the match's event loop, where the decision channel is dialled before
+        ``StartMatch`` (:meth:`referee.botproc.BotClient.start_match`)."""
         if self.client is not None and self.client.alive():
             return self.client
         self.close()
         attempts = max(1, self.config.start_attempts)
         wait_s = START_BACKOFF_S
         for attempt in range(1, attempts + 1):
-            client, slow = self._start_once(start_request)
+            client, slow = self._start_once(start_request, loop)
             if client is not None:
                 self.client = client
                 return client
@@ -190,7 +192,8 @@ class _Seat:
             wait_s *= 2
         return None
 
-    def _start_once(self, start_request: pb.StartMatchRequest) -> tuple[BotClient | None, bool]:
+    def _start_once(self, start_request: pb.StartMatchRequest,
+                    loop: asyncio.AbstractEventLoop | None = None) -> tuple[BotClient | None, bool]:
         """One start of the seat's bot: ``(client, False)``, or ``(None, slow)`` with
         ``start_error`` set (``slow``: the process was alive but not ready in time)."""
         client = BotClient(
@@ -209,7 +212,7 @@ class _Seat:
         self.starting = client  # the match's close() stops it, from another thread, if it must
         try:
             client.start()
-            client.start_match(start_request)
+            client.start_match(start_request, loop=loop)
         except BotStartError as e:
             client.close()
             self.start_error = str(e)
@@ -217,7 +220,8 @@ class _Seat:
         except grpc.RpcError as e:
             slow = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED and client.alive() and not self.cancelled.is_set()
             client.close()
-            self.start_error = (f"the bot did not answer StartMatch within 2 s: a slow start or an overloaded machine"
+            self.start_error = (f"the bot did not accept its decision channel and answer StartMatch within 2 s each: "
+                                f"a slow start or an overloaded machine"
                                 if slow else e.details() if client.quote_output
                                 else f"StartMatch failed ({e.code().name}; its message is in its owner's log)")
             return None, slow
@@ -453,7 +457,7 @@ class DuplicateMatch:
         if not todo:
             return
         clients = await asyncio.gather(*(
-            self._loop.run_in_executor(self._starter, s.ensure, self._start_request(s)) for s in todo))
+            self._loop.run_in_executor(self._starter, s.ensure, self._start_request(s), self._loop) for s in todo))
         for s, client in zip(todo, clients):
             s.failed_start = None if client is not None else (s.start_error or "the bot did not start")
 
@@ -529,7 +533,7 @@ class DuplicateMatch:
             detail, seat.failed_start = seat.failed_start, None
             return None, 0.0, FaultKind.START, detail
         if client is None:
-            client = await self._loop.run_in_executor(self._starter, seat.ensure, self._start_request(seat))
+            client = await self._loop.run_in_executor(self._starter, seat.ensure, self._start_request(seat), self._loop)
             if client is None:
                 return None, 0.0, FaultKind.START, seat.start_error or "the bot did not start"
         request = decide_request(state, legal, options=self.options, deal_number=deal_number,

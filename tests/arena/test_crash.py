@@ -19,7 +19,7 @@ from referee.rules import get_ruleset
 from .conftest import SAMPLES, cli, output, procs_under, wait_no_procs
 from .test_resume import NAME, compare, fresh_copy, snapshot, start, stored_pairs
 
-BOARDS = 100  # per pair
+BOARDS = 50  # per pair (150 board pairs: room for 20 kills before 80% are stored)
 PAIRS = 3  # random, greedy, heuristic
 BOARD_PAIRS = BOARDS * PAIRS
 SEED = 23

@@ -178,9 +178,9 @@ def install_call_log(monkeypatch) -> CallLog:
         log.events.append(("table", table, board.number))
         return await play_table(self, table, board, *args)
 
-    def logged_ensure(self, start_request):
+    def logged_ensure(self, start_request, loop=None):
         before = self.client
-        client = ensure(self, start_request)
+        client = ensure(self, start_request, loop)
         if client is None:
             log.events.append(("start-failed", self.entrant.key, self.table, self.seat, None))
         elif client is not before:
