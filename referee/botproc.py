@@ -55,10 +55,11 @@ _CHANNEL_OPTIONS = [
     # never idle, so never dialled again: a locked sandbox accepts no connection it was not told of
     ("grpc.client_idle_timeout_ms", 2**31 - 1),
 ]
-#: The decision channel's: dialled once, after the lock (one accept announced), so a connection
-#: attempt is never given up for a slow handshake (with a minimum backoff of 20 ms, gRPC's
-#: attempt deadline, a busy machine's bot answered too late and the second attempt was refused:
-#: red team 31 saw two honest bots charged "timed out before receiving SETTINGS frame").
+#: The decision channel's: dialled once (before the lock in a match; else after it, through one
+#: accept announced), so a connection attempt is never given up for a slow handshake (with a
+#: minimum backoff of 20 ms, gRPC's attempt deadline, a busy machine's bot answered too late and
+#: a second attempt after the lock was refused: red team 31 saw two honest bots charged "timed
+#: out before receiving SETTINGS frame").
 _DECISION_CHANNEL_OPTIONS = [(k, v) for k, v in _CHANNEL_OPTIONS if k != "grpc.min_reconnect_backoff_ms"] + [
     ("grpc.min_reconnect_backoff_ms", 30_000)]
 

@@ -1129,6 +1129,7 @@ class Sandboxed:
         if limits.image and limits.isolate and image.can_hold():
             image_root, code = in_memory(code)
         self._info = self._lock = -1
+        self.locked = False
         self.child: int | None = None
         self.uid = UidClaim() if is_root() else None
         self.cgroup: Cgroup | None = None
@@ -1181,12 +1182,15 @@ class Sandboxed:
         socket, memfd, shared memory or message queue, and accept no connection unless
         :meth:`allow_accept` says so.  Call it once the bot has answered ``StartMatch``,
         before it learns any card.  Nothing where the sandbox has no lock (a test's control)."""
+        self.locked = True
         self._tell(b"L")
 
     def allow_accept(self) -> None:
         """Let one ``accept`` through a locked sandbox: call it just before the referee dials
-        the bot again (its decision channel)."""
-        self._tell(b"A")
+        the bot again (its decision channel).  Nothing before the lock (a credit kept for later
+        would let the bot accept a connection of its own)."""
+        if self.locked:
+            self._tell(b"A")
 
     def _tell(self, byte: bytes) -> None:
         if self._lock >= 0:
