@@ -31,8 +31,8 @@ The sandbox has no procfs: its ``/proc`` is a read-only folder of the static mas
      new inode's number (red teams 8, 9).  Before the lock a bot knows no card, after it
      it moves no counter.  The one exception is the referee's own connection: each byte
      ``A`` lets one ``accept``/``accept4`` through (the referee writes it before it dials
-     its decision channel); any other ``accept`` after the lock fails with EAGAIN (nothing
-     to accept), so a server's accept loop goes back to waiting.
+     a channel after the lock; in a match it dials before); any other ``accept`` after the
+     lock fails with EAGAIN (nothing to accept), so a server's accept loop goes back to waiting.
 3. **Landlock**, in the child: reading files and listing folders is allowed beneath every
    top-level entry of the sandbox's root but ``/proc``; in ``/proc`` only beneath the
    ``PATH`` given (the masks).  Where the kernel has Landlock's scopes (Linux ≥ 6.12), the
