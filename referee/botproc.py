@@ -160,6 +160,7 @@ class BotClient:
     """Seconds the last :meth:`decide_async` spent thawing the bot before sending (referee time:
     the caller takes it out of the decision's measured time; its deadline starts after it)."""
     _socket_fd: int = -1
+    _output_fd: int = -1  # a sandboxed bot's stdout and stderr: a memfd (else ``bot.log`` in ``workdir``)
     _closed: bool = False  # set by close(): a start in progress on another thread gives up
 
     def __init__(
@@ -194,7 +195,8 @@ class BotClient:
         """Start (or dial) the bot and wait until it accepts calls.
 
         A local bot runs in the sandbox (:mod:`referee.sandbox`) unless ``limits.isolate``
-        is off; its stdout and stderr go to ``bot.log`` in a host folder it cannot see.
+        is off; its stdout and stderr go to a memfd the referee holds (sandboxed: no file on the
+        host's disk, whose free blocks it would show) or to ``bot.log`` in a host folder it cannot see.
 
         Raises:
             BotStartError: the frozen copy changed, the sandbox is unavailable, the command
@@ -345,14 +347,15 @@ class BotClient:
         if not support.works:
             raise BotStartError(f"the bot sandbox is unavailable: {support.problem}")
         env = self._env(f"{sandbox.WORK_DIR}/{sandbox.SOCKET_NAME}", sandbox.WORK_DIR, "/tmp")
-        log = open(self.workdir / "bot.log", "wb")
+        # its output in memory, not a file on the host's disk: a file there shows the disk's free
+        # blocks (fstatfs), which a partner moves by growing its own (red team 32: 14 bits a decision)
+        self._output_fd = os.memfd_create("bot-output", os.MFD_CLOEXEC)
         try:
             self._sandbox = sandbox.Sandboxed(
-                self.manifest.folder, bot_command, env, self.limits, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                self.manifest.folder, bot_command, env, self.limits, stdin=subprocess.DEVNULL, stdout=self._output_fd,
+                stderr=subprocess.STDOUT, start_new_session=True)
         except (OSError, RuntimeError) as e:
             raise BotStartError(f"cannot start {self.manifest.key} in the sandbox: {e}") from None
-        finally:
-            log.close()
         self.process = self._sandbox.process
         child = self._sandbox.child_pid(time.monotonic() + self.startup_s)
         if child is None:
@@ -408,9 +411,14 @@ class BotClient:
         if self.workdir is None:
             return ""
         try:
-            text = (self.workdir / "bot.log").read_bytes()[-4 * n:].decode("utf-8", "replace")
+            if self._output_fd >= 0:
+                size = os.fstat(self._output_fd).st_size
+                raw = os.pread(self._output_fd, min(size, 4 * n), max(0, size - 4 * n))
+            else:
+                raw = (self.workdir / "bot.log").read_bytes()[-4 * n:]
         except OSError:
             return ""
+        text = raw.decode("utf-8", "replace")
         lines = [line for line in text.splitlines() if not line.startswith("BELOTE-BOT READY")]
         return printable("\n".join(lines).strip()[-n:])
 
@@ -463,6 +471,16 @@ class BotClient:
         if self._sandbox is not None:
             self._sandbox.release()
             self._sandbox = None
+        if self._output_fd >= 0:  # a sandboxed bot's output, in memory
+            if self.keep_log is not None:
+                try:  # written by the referee: the bot picks no path
+                    with open(self.keep_log, "wb") as kept, open(self._output_fd, "rb", closefd=False) as output:
+                        output.seek(0)
+                        shutil.copyfileobj(output, kept)
+                except OSError:
+                    pass
+            os.close(self._output_fd)
+            self._output_fd = -1
         if self.workdir is not None:
             if self.keep_log is not None and (self.workdir / "bot.log").exists():
                 try:  # written by the referee from a folder the bot cannot see: the bot picks no path

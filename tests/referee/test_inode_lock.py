@@ -246,10 +246,11 @@ def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
         assert moved["pipes"] >= (23 if case == "procfs" else 14) and moved["shmem"] >= 11, moved
 
 
-#: ``python -c OTHERS``: the other ways red team 31 found to carry bits between sandboxes, each
+#: ``python -c OTHERS``: the other ways red teams 31 and 32 found to carry bits between sandboxes, each
 #: tried once (before any lock: each is refused from the start); prints JSON, each way's
 #: "ok" or its error.  TCP and UDP sockets (a TCP connect's local port comes from a table every
-#: network namespace shares); ``ustat(2)`` (the free blocks of any file system named by its
+#: network namespace shares); netlink (the neighbour tables' statistics are the machine's);
+#: ``ustat(2)`` (the free blocks of any file system named by its
 #: device number, another sandbox's ``/tmp`` among them); kernel work that goes on past a
 #: freeze (``MAP_POPULATE``, ``MADV_POPULATE_WRITE``, ``mlock``); and ``F_SETPIPE_SZ`` (pipe
 #: buffers are counted per host user).
@@ -271,6 +272,7 @@ def call(rc):
 
 run("tcp socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
 run("udp6 socket", lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).close())
+run("netlink route socket", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).close())
 dev, answer = os.stat("/tmp").st_dev, ctypes.create_string_buffer(64)
 run("ustat", lambda: call(libc.syscall(136, ctypes.c_uint(dev & 0xFFFFFFFF), answer)))
 run("mmap populate", lambda: mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE | 0x8000).close())
@@ -291,7 +293,8 @@ def test_no_network_socket_no_ustat_no_kernel_work_past_a_freeze(tmp_path, sandb
     """Red team 31: a locked bot moved the shared TCP port table with a socket made before
     (32 of 32 partner hands in a real match), read its partner's private ``/tmp`` through
     ``ustat(2)`` (24 of 24), and kept 0.64 s of CPU in the second after a freeze populating
-    memory.  In the sandbox each is refused from the start; control: on the host each works."""
+    memory; red team 32 moved the neighbour tables' statistics (netlink) by lookups and read
+    them (12 of 12 bytes).  In the sandbox each is refused from the start; control: on the host each works."""
     if sandboxed:
         folder = tmp_path / "code"
         folder.mkdir(mode=0o755)
@@ -307,8 +310,84 @@ def test_no_network_socket_no_ustat_no_kernel_work_past_a_freeze(tmp_path, sandb
     got = json.loads(out.strip().splitlines()[-1])
     if sandboxed:
         assert got == {"tcp socket": "Address family not supported by protocol",
-                       "udp6 socket": "Address family not supported by protocol", "ustat": "Operation not permitted",
+                       "udp6 socket": "Address family not supported by protocol",
+                       "netlink route socket": "Address family not supported by protocol", "ustat": "Operation not permitted",
                        "mmap populate": "Operation not permitted", "madvise populate": "Operation not permitted",
                        "mlock": "Operation not permitted", "F_SETPIPE_SZ": "No locks available"}, got
     else:
         assert set(got.values()) == {"ok"}, got
+
+
+#: ``python -c GROWER``: grows its standard output by 16 MiB (``fallocate``, as a partner would to
+#: signal) and prints the free blocks of the file system under it before and after (``fstatfs``)
+#: to standard error, as JSON.
+GROWER = r"""
+import json, os, sys
+def free():
+    s = os.fstatvfs(1)
+    return s.f_bfree * s.f_frsize
+before = free()
+os.posix_fallocate(1, 0, 16 << 20)
+print(json.dumps({"before": before, "after": free()}), file=sys.stderr)
+"""
+
+
+@pytest.mark.guard(60)
+@pytest.mark.parametrize("output", ["memfd", "disk file"])
+def test_a_bots_output_shows_no_disk(tmp_path, output):
+    """Red team 32: a bot's output was a file on the host's disk, whose free blocks (``fstatfs``
+    on its standard output) its partner read while the bot grew its own by ``fallocate``: 14
+    bits a decision, exact.  A sandboxed bot's output is now a memfd the referee holds
+    (``BotClient``, checked below on a started bot): growing it moves no disk, and its file
+    system shows no size at all.  Control: the same bot writing to a disk file moves the
+    disk's free blocks by its 16 MiB."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    out = os.memfd_create("bot-output") if output == "memfd" else os.open(tmp_path / "bot.log", os.O_RDWR | os.O_CREAT)
+    try:
+        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", GROWER], {"PATH": "/usr/bin"}, Limits(),
+                                stdout=out, stderr=subprocess.PIPE, text=True)
+        try:
+            said = box.process.communicate(timeout=60)[1]
+        finally:
+            box.release()
+    finally:
+        os.close(out)
+    got = json.loads(said.strip().splitlines()[-1])
+    if output == "memfd":
+        assert got == {"before": 0, "after": 0}, got  # the kernel's internal mount: no sizes to read
+    else:
+        assert got["before"] - got["after"] >= 15 << 20, got
+
+
+@pytest.mark.guard(60)
+def test_a_sandboxed_bots_output_is_a_memfd(tmp_path):
+    """The referee gives a sandboxed bot a memfd as its standard output and error (the case
+    ``test_a_bots_output_shows_no_disk`` checks), and keeps what it wrote for its log."""
+    from belote_arena_sdk.proto import bot_pb2 as pb
+    from referee.botproc import BotClient
+    from referee.manifest import load_manifest
+
+    from .botkit import bot_folder
+
+    client = BotClient(load_manifest(bot_folder(tmp_path, "random")), limits=Limits())
+    client.keep_log = tmp_path / "kept.log"
+    try:
+        client.start()
+        client.start_match(pb.StartMatchRequest(match_id="m", ruleset="classic", seat=0))
+        bot = [int(p) for p in open(f"/proc/{client._sandbox.child}/task/{client._sandbox.child}/children").read().split()]
+        targets = set()
+        while bot:  # the sandbox's processes: bwrap's init's descendants
+            pid = bot.pop()
+            try:
+                targets.add(os.readlink(f"/proc/{pid}/fd/1"))
+                bot += [int(c) for t in os.listdir(f"/proc/{pid}/task")
+                        for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
+            except OSError:
+                continue
+    finally:
+        client.close()
+    # bwrap's init and the bot's: the memfd; referee.inside's supervisor: /dev/null
+    assert targets == {"/memfd:bot-output (deleted)", "/dev/null"}, targets
+    assert "BELOTE-BOT READY" in client.keep_log.read_text()
