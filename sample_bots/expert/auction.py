@@ -82,6 +82,8 @@ PRIOR_BONUS = 3.0
 #: Fewer deals solved than this: the heuristic's choice.
 MIN_DEALS = 6
 MAX_DEALS = 40
+#: The search stops once every margin of the deal is known within this many points (the middle is taken).
+TOLERANCE = 12.0
 
 _CARD = [index_card(i) for i in range(32)]
 PASS = ("pass",)
@@ -583,9 +585,14 @@ class Auction:
         self.pimc = pimc
 
     # -- the search
-    def solve(self, s: Setup, contract: Contract, hands: list[int], node_limit: int) -> int | None:
+    def solve(self, s: Setup, contract: Contract, hands: list[int], node_limit: int, score=None) -> int | None:
         """NS's trick points of the deal played double dummy from trick 1 (eldest leads), or ``None``
-        when the node budget ran out."""
+        when the node budget ran out.
+
+        ``score`` (NS's points → a tuple of margins): the null-window probes stop once every
+        margin is known within ``TOLERANCE`` (the made/dedans step is found, the made margin to a
+        few points) and the middle of the interval is returned; without it, the exact value
+        (:func:`belote_arena_sdk.dd.solve`)."""
         p = self.pimc
         tab, block = p._tab(s.rules, _trump(contract))
         ws = p.ws
@@ -604,7 +611,42 @@ class Auction:
             rem |= h
         rem_pts = int(sum(int(tab[dd.T_POINTS, c]) for c in bits(rem)))
         t0 = time.monotonic()
-        v = int(dd.solve(tab, p.tt, ws, 0, s.eldest, -1, 0, 0, 0, rem_pts, 0, s.rules.tricks, rem_pts // 2))
+        tricks = s.rules.tricks
+        if score is None:
+            v = int(dd.solve(tab, p.tt, ws, 0, s.eldest, -1, 0, 0, 0, rem_pts, 0, tricks, rem_pts // 2))
+        else:
+            half = s.rules.capot_bonus // 2
+            lo, hi = -half, rem_pts + s.rules.dix_de_der + half
+            memo: dict[int, tuple] = {}
+
+            def f(x: int) -> tuple:
+                if x not in memo:
+                    memo[x] = score(x)
+                return memo[x]
+
+            def gap(a: tuple, b: tuple) -> float:
+                return max(abs(x - y) for x, y in zip(a, b))
+
+            while lo < hi:
+                spread = gap(f(lo), f(hi))
+                if spread <= TOLERANCE:
+                    break
+                # the first value whose margin is half way: a bisection of the margin, not of the points
+                a, b = lo + 1, hi
+                while a < b:
+                    mid = (a + b) // 2
+                    if gap(f(mid), f(lo)) * 2 >= spread:
+                        b = mid
+                    else:
+                        a = mid + 1
+                g = int(dd.search(tab, p.tt, ws, 0, s.eldest, -1, 0, 0, 0, rem_pts, 0, tricks, a - 1, a))
+                if dd.aborted(ws):
+                    break
+                if g < a:
+                    hi = min(hi, g)
+                else:
+                    lo = max(lo, g)
+            v = (lo + hi) // 2 if lo < hi else lo
         spent = (time.monotonic() - t0) * 1000.0
         nodes = int(ws[dd.W_NODES])
         if dd.aborted(ws):
@@ -625,18 +667,22 @@ class Auction:
             if left <= 1.0:
                 return None
             hands = world.hands(s, contract)
-            ns = self.solve(s, contract, hands, int(left * self.pimc.rate))
+            decl, declared = declarations_of(hands, contract, s)
+            belote = belote_points(hands, contract, s)
+            total = points_in_play(s, contract, hands)
+
+            def score(ns: int) -> tuple:
+                out = []
+                for m in multipliers:
+                    sc = deal_scores(s, contract, ns, decl, declared, belote, m, total)
+                    out.append(float(sc[s.team] - sc[1 - s.team]))
+                return tuple(out)
+
+            ns = self.solve(s, contract, hands, int(left * self.pimc.rate), score)
             if ns is None:
                 return None
-            decl, declared = declarations_of(hands, contract, s)
-            cache[contract] = (ns, decl, declared, belote_points(hands, contract, s),
-                               points_in_play(s, contract, hands))
-        ns, decl, declared, belote, total = cache[contract]
-        out = []
-        for m in multipliers:
-            sc = deal_scores(s, contract, ns, decl, declared, belote, m, total)
-            out.append(float(sc[s.team] - sc[1 - s.team]))
-        return out
+            cache[contract] = score(ns)
+        return list(cache[contract])
 
     def _run(self, budget_ms: float, hard_ms: float, body):
         p = self.pimc
