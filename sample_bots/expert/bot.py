@@ -13,8 +13,19 @@ It reads only its observation and the legal actions (RULES.md §9).
   of what the deadline leaves), the search stopped by a node budget when a deal would overrun
   it, and a watchdog thread stops it at ``HARD_FACTOR`` times the budget whatever the node
   count; with fewer than ``MIN_SAMPLES`` deals solved in time (or before the search is loaded) the heuristic bot's card.
-- **Bidding, schmeiss, declarations, belote, exchange, contrée calls**: the heuristic bot's
-  (``sample_bots/heuristic``), unchanged.
+- **Bidding, schmeiss, contrée calls, declarations** (RULES.md §4, §6.1, §6.4, §7): the same
+  evaluation (:mod:`.auction`): for each option, deals of the unseen cards drawn consistent with
+  the hand, the turned card and the bids (a model of bidding: the heuristic bot's valuation),
+  each solved double dummy under the contract the option leads to (passing: the bidding that
+  the model plays after it) and scored as the ruleset scores a deal; the best mean margin wins.
+  The heuristic bot's choice is a prior: clear bids (far under or over its take threshold) are
+  its own, unevaluated; it wins near-ties; and it is the answer when fewer than
+  ``auction.MIN_DEALS`` deals are solved within ``CALL_BUDGET_MS`` (a third of what the deadline
+  leaves at most; a watchdog at ``HARD_FACTOR`` times it) or anything fails. Measured against
+  the previous version (bidding and calls of the heuristic, the same card play) in
+  bench/RESULTS.md.
+- **Belote, trump-7 exchange**: the heuristic bot's (belote always announced; exchange unless
+  the turned card is the 8).
 
 The search is loaded in a thread at start (numba's cached machine code: ~1 s); the bot waits
 up to ``LOAD_WAIT_S`` for it before it listens, then plays the heuristic's cards until it is
@@ -69,11 +80,14 @@ CALL_BUDGET_MS = 300
 
 
 class ExpertBot(HeuristicBot):
-    """PIMC card play over the heuristic bot's bidding (see the module docstring).
+    """PIMC card play, and bids, calls and declarations from sampled deals (see the module docstring).
 
     Attributes:
         pimc: the :class:`~.pimc.Pimc` searcher once loaded, else ``None``.
+        auction: the :class:`~.auction.Auction` over the same searcher once loaded, else ``None``.
         last_samples: deals solved for the last card decision (0: the heuristic's card).
+        last_deals, last_means: deals solved and mean margin per option of the last decision
+            before the play (0 and empty: the heuristic's choice unevaluated).
     """
 
     def __init__(self, seed: int = 0, *, load: bool = True) -> None:
