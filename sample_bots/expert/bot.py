@@ -76,7 +76,7 @@ MIN_SAMPLES = 4
 LOAD_WAIT_S = 6.0
 #: Time budget of a decision before the play (a bid, a schmeiss answer, a named trump, a contrée
 #: call, a declaration choice), ms; never more than a third of what the deadline leaves.
-CALL_BUDGET_MS = 300
+CALL_BUDGET_MS = 250
 
 
 class ExpertBot(HeuristicBot):
