@@ -31,6 +31,11 @@ same for every option (common random numbers), so the comparison is paired.
   dedans gives the defenders every declaration); see bench/RESULTS.md for how often it differs
   from the heuristic's "declare the most".
 
+**Calibration.** Double dummy, the attackers take more than they do in play (the defence's
+guesses, its first lead above all, are solved for it): ``TAKER_DD_EDGE`` trick points are taken
+off the attackers' double-dummy points before a deal is scored (measured, bench/RESULTS.md).
+The search of a deal stops once its margin is known within ``TOLERANCE`` points.
+
 **The heuristic as a prior.** Double-dummy values on ~10 deals are noisy and a first-trick
 solve costs 10–50 ms, so the evaluation is spent where the choice is close: a bid whose
 heuristic value is more than ``BAND_LOW`` under the take threshold is not evaluated (pass),
