@@ -256,6 +256,53 @@ class Pimc:
                 out[d] = past[0] + v
         return out
 
+    def position_value(self, obs: pb.Observation, hands: list[int], node_limit: int) -> int | None:
+        """NS's final trick points (past tricks included, the search's capot encoding) of the
+        observation's position played double dummy with every hand ``hands`` in view; before the
+        first card (a declaration, RULES.md §6.1, §7) eldest leads. ``None`` when the search ran
+        out of ``node_limit`` nodes."""
+        rules = play_rules(obs)
+        tab, block = self._tab(rules, Trump.of(obs))
+        ws = self.ws
+        ws[:dd.W_HANDS] = block
+        ws[dd.W_HANDS:dd.W_HANDS + 4] = 0
+        ws[dd.W_HANDS:dd.W_HANDS + len(hands)] = hands
+        ws[dd.W_DEPTH] = 0
+        self.gen += 1
+        ws[dd.W_GEN] = self.gen
+        ws[dd.W_NODES] = 0
+        ws[dd.W_LIMIT] = max(1, min(node_limit, 1 << 40))
+        if self._stopped.is_set():
+            ws[dd.W_LIMIT] = 1
+        trick = obs.current_trick
+        leader = trick.leader if trick.cards else (obs.seat if obs.tricks else obs.eldest)
+        led, best, best_seat, trick_pts = -1, 0, 0, 0
+        for i, p in enumerate(trick.cards):
+            c = card_index(p.card)
+            ws[dd.W_TRICK + i] = c
+            trick_pts += int(tab[dd.T_POINTS, c])
+            if i == 0:
+                led, best, best_seat = c >> 3, c, p.seat
+            elif (c >> 3 == best >> 3 and tab[dd.T_STRENGTH, c] > tab[dd.T_STRENGTH, best]) or (
+                    c >> 3 != best >> 3 and c >> 3 == block[dd.R_TRUMP]):
+                best, best_seat = c, p.seat
+        rem = 0
+        for h in hands:
+            rem |= h
+        rem_pts = int(sum(int(tab[dd.T_POINTS, c]) for c in range(32) if rem >> c & 1))
+        past = [0, 0]
+        won = [0, 0]
+        for t in obs.tricks:
+            past[t.winner % 2] += t.points
+            won[t.winner % 2] += 1
+        capot = 0 if won == [0, 0] else 1 if won[1] == 0 else 2 if won[0] == 0 else 3
+        v = int(dd.solve(tab, self.tt, ws, len(trick.cards), leader, led, best, best_seat, trick_pts, rem_pts, capot,
+                         rules.tricks - len(obs.tricks), (rem_pts + trick_pts) // 2))
+        if dd.aborted(ws):
+            self.gen += 1
+            return None
+        return past[0] + v
+
     def _stop(self) -> None:
         """The watchdog: stop the search under way (it releases the GIL, :mod:`belote_arena_sdk.dd`)."""
         self._stopped.set()
