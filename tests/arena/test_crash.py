@@ -65,7 +65,7 @@ def ratings_json(db) -> list:
 
 def run_to_end(db, root) -> str:
     p = start(db, root)
-    out, errs = p.communicate(timeout=120)
+    out, errs = p.communicate(timeout=600)  # a bound on a hang: up to 150 board pairs on a loaded machine
     assert p.returncode == 0, out + errs
     assert "Traceback" not in out + errs
     return out
