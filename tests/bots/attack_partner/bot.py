@@ -65,21 +65,9 @@ import sys
 import time
 import zlib
 
+from attack_common import open_fds  # (standard library only: it opens nothing it keeps)
 
-
-def _open_fds(top: int = 1024) -> list[int]:
-    """Open descriptors below ``top``, by ``os.fstat`` (the sandbox has no ``/proc/self/fd``)."""
-    out = []
-    for fd in range(top):
-        try:
-            os.fstat(fd)
-        except OSError:
-            continue
-        out.append(fd)
-    return out
-
-
-FDS_AT_START = _open_fds()  # before anything opens its own
+FDS_AT_START = open_fds()  # before anything opens its own
 
 import socket  # noqa: E402
 import threading  # noqa: E402
