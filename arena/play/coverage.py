@@ -23,6 +23,7 @@ forced decision is never asked (docs/PROTOCOL.md).
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import random
 import secrets
@@ -285,7 +286,7 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
         c = BotClient(manifest, seed=seed, startup_s=10, limits=limits)
         try:
             c.start()
-            c.start_match(start)
+            c.start_match(start, loop=loop)  # the decision channel dialled before the lock
         except BaseException:
             c.close()
             raise
@@ -294,7 +295,7 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
     try:
         if client is not None:  # started, not yet told StartMatch
             try:
-                await loop.run_in_executor(starter, client.start_match, start)
+                await loop.run_in_executor(starter, functools.partial(client.start_match, start, loop=loop))
             except grpc.RpcError:
                 await loop.run_in_executor(starter, client.close)
                 client = None  # started again below, with the fault charged there if it fails again
