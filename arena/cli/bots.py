@@ -219,8 +219,9 @@ def bots_submit(
 
     (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
-        check_store_outside(folder, db.parent / "bots")
-        limits = _limits(0, 1024, isolate, [load_manifest(folder)], weak_limits)
+        manifest = load_manifest(folder)
+        check_store_outside(folder, db.parent / "bots", manifest.name)
+        limits = _limits(0, 1024, isolate, [manifest], weak_limits)
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
     console.print(sandbox_report(limits), style="dim", highlight=False)

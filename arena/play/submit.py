@@ -19,16 +19,24 @@ class SubmitError(ValueError):
     """A submission refused; the message says why and what to do."""
 
 
-def check_store_outside(folder: Path, store_root: Path) -> None:
-    """Refuse a results store inside the bot's folder (its frozen copy would copy itself).
+def check_store_outside(folder: Path, store_root: Path, name: str | None = None) -> None:
+    """Refuse a bot whose frozen copy would land inside its own folder (it would copy itself):
+    the results store ``store_root`` inside ``folder``, or ``folder`` being the store's folder
+    for the bot's ``name`` (``store_root/NAME``, where the copies go) or inside it.
 
     Raises:
-        SubmitError: ``store_root`` is ``folder`` or inside it.
+        SubmitError: either, with what to move.
     """
-    if store_root.resolve().is_relative_to(Path(folder).resolve()):
+    folder = Path(folder).resolve()
+    if store_root.resolve().is_relative_to(folder):
         raise SubmitError(
             f"the results store {store_root} is inside the bot's folder {folder}: the frozen copy would "
             "copy itself; run the command from outside the bot's folder, or give --db a path outside it")
+    if name is not None and folder.is_relative_to((store_root / name).resolve()):
+        raise SubmitError(
+            f"the bot's folder {folder} is inside {store_root / name}, where the arena keeps the frozen "
+            f"copies of {name}: the copy would be made inside the folder it copies; move the bot's folder "
+            f"out of {store_root}, or give --db a path in another folder")
 
 
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
@@ -52,7 +60,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
-    check_store_outside(manifest.folder, store_root)
+    check_store_outside(manifest.folder, store_root, manifest.name)
     check_size(manifest.folder)
     digest = content_hash(manifest.folder)
     t = None

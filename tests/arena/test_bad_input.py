@@ -119,6 +119,22 @@ def test_submit_from_inside_the_bot_folder_is_refused(tmp_path):
     assert sorted(p.relative_to(bot) for p in bot.rglob("*")) == before  # nothing written into it
 
 
+@pytest.mark.parametrize("cmd", ["bots", "tournament"])
+def test_a_bot_folder_where_the_store_keeps_its_copies_is_refused(tmp_path, cmd):
+    """A bot kept at `results/bots/NAME` with `--db results/arena.duckdb`: its frozen copy
+    (`results/bots/NAME/VERSION/HASH`) would be made inside the folder it copies, 100 folders
+    deep before it failed. Refused before anything is copied, saying what to move."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "results" / "bots" / "random", "1.0.0")
+    before = sorted(p.relative_to(bot) for p in bot.rglob("*"))
+    db = tmp_path / "results" / "arena.duckdb"
+    if cmd == "bots":
+        r = cli("bots", "submit", bot, "--db", db)
+    else:
+        r = cli("tournament", "run", "t", "--boards", 1, "--bots", bot, "--bots", SAMPLES / "greedy", "--db", db)
+    refused(r, "where the arena keeps the frozen copies of random", "move the bot's folder", code=1)
+    assert sorted(p.relative_to(bot) for p in bot.rglob("*")) == before
+
+
 @pytest.mark.parametrize("version", ["..", ".", "../other", "1.0/x", ".hidden", "1 0", "v" + "9" * 40])
 def test_hostile_version_refused_and_other_copies_kept(tmp_path, version):
     """Issue 9 (red team): version ".." made the frozen copy `bots/NAME/..`, and freezing it
