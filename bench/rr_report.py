@@ -5,7 +5,9 @@ interval (normal approximation, 1.96 standard errors of the boards' margins), W-
 board's margin, faults. Per bot: decision times (the referee's wall time of every call with
 ms > 0), all calls and the calls before the play (bids, schmeiss answers, named trumps,
 declarations, contrée calls) apart; and its contracts: deals it took, the share made, and the
-mean score margin of its team on the deals it took (RULES.md §6.2).
+mean score margin of its team on the deals it took (RULES.md §6.2). Per third bot C and two others
+A and B: on the boards both played against C (one seed deals the same boards to every match),
+A's margin against C minus B's, with its 95% interval (paired by board).
 
 Run (after the tournament, or on a copy of its file): ``python bench/rr_report.py DB [--tournament NAME]``.
 """
@@ -37,10 +39,13 @@ def report(db: Path, tournament: str | None) -> str:
     out = ["| pair (first bot's view) | boards | mean duplicate margin per board | 95% interval | W-D-L | faults |",
            "|---|---:|---:|---|---|---:|"]
     pairs: dict[tuple[str, str], list[int]] = {}
-    for a, b, margin in con.execute(
-            f"SELECT m.entrant_a, m.entrant_b, p.margin FROM board_pairs p JOIN matches m USING (match_id) {where}",
+    by_board: dict[tuple[str, str], dict[int, int]] = {}  # (A, B) -> board -> A's margin, both ways round
+    for a, b, board, margin in con.execute(
+            f"SELECT m.entrant_a, m.entrant_b, p.board, p.margin FROM board_pairs p JOIN matches m USING (match_id) {where}",
             args).fetchall():
         pairs.setdefault((a, b), []).append(margin)
+        by_board.setdefault((a, b), {})[board] = margin
+        by_board.setdefault((b, a), {})[board] = -margin
     faults: dict[str, int] = {}
     for mid, n in con.execute(f"SELECT f.match_id, count(*) FROM faults f JOIN matches m USING (match_id) {where} "
                               "GROUP BY f.match_id", args).fetchall():
@@ -53,6 +58,23 @@ def report(db: Path, tournament: str | None) -> str:
         nf = sum(v for k, v in faults.items() if k.endswith(f"{a}~{b}"))
         out.append(f"| {a.split('@')[0]} vs {b.split('@')[0]} | {n} | {mean:+.1f} | [{mean - 1.96 * se:+.1f}, "
                    f"{mean + 1.96 * se:+.1f}] | {w}-{d}-{n - w - d} | {nf} |")
+    paired = []
+    names = sorted({a for a, _ in by_board})
+    for c in names:
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if c in (a, b) or (a, c) not in by_board or (b, c) not in by_board:
+                    continue
+                boards = sorted(by_board[a, c].keys() & by_board[b, c].keys())
+                if len(boards) < 2:
+                    continue
+                d = [by_board[a, c][x] - by_board[b, c][x] for x in boards]
+                mean, se = statistics.fmean(d), statistics.stdev(d) / math.sqrt(len(d))
+                paired.append(f"| {a.split('@')[0]} − {b.split('@')[0]} | {c.split('@')[0]} | {len(d)} | {mean:+.1f} | "
+                              f"[{mean - 1.96 * se:+.1f}, {mean + 1.96 * se:+.1f}] |")
+    if paired:
+        out += ["", "| margins against a third bot, paired by board: A − B | against | boards | mean per board | 95% interval |",
+                "|---|---|---:|---:|---|"] + paired
     times: dict[str, list[float]] = {}
     before: dict[str, list[float]] = {}
     who = "CASE WHEN (x.table_no = 1) = (x.seat % 2 = 0) THEN m.entrant_a ELSE m.entrant_b END"

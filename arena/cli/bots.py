@@ -220,7 +220,7 @@ def bots_submit(
     (folder,) = bot_folders([bot], lambda: registered_bots(db))
     try:
         manifest = load_manifest(folder)
-        check_store_outside(folder, db.parent / "bots", manifest.name)
+        check_store_outside(folder, db.parent / "bots", manifest)
         limits = _limits(0, 1024, isolate, [manifest], weak_limits)
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None

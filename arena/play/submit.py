@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.manifest import check_size, load_manifest
+from referee.manifest import Manifest, check_size, load_manifest
 from referee.sandbox import Limits
 
 from .bots import check_bot, content_hash, freeze, remove_copy
@@ -19,10 +19,11 @@ class SubmitError(ValueError):
     """A submission refused; the message says why and what to do."""
 
 
-def check_store_outside(folder: Path, store_root: Path, name: str | None = None) -> None:
-    """Refuse a bot whose frozen copy would land inside its own folder (it would copy itself):
-    the results store ``store_root`` inside ``folder``, or ``folder`` being the store's folder
-    for the bot's ``name`` (``store_root/NAME``, where the copies go) or inside it.
+def check_store_outside(folder: Path, store_root: Path, manifest: Manifest | None = None) -> None:
+    """Refuse a bot whose frozen copy (``store_root/NAME/VERSION/HASH``) would land inside its own
+    folder, where it would copy itself: the results store ``store_root`` inside ``folder``, or
+    ``folder`` being ``store_root/NAME`` or ``store_root/NAME/VERSION`` of the bot's ``manifest``.
+    A frozen copy itself (``.../HASH``, given as ``NAME@VERSION``) is fine: it is reused.
 
     Raises:
         SubmitError: either, with what to move.
@@ -32,11 +33,12 @@ def check_store_outside(folder: Path, store_root: Path, name: str | None = None)
         raise SubmitError(
             f"the results store {store_root} is inside the bot's folder {folder}: the frozen copy would "
             "copy itself; run the command from outside the bot's folder, or give --db a path outside it")
-    if name is not None and folder.is_relative_to((store_root / name).resolve()):
+    if manifest is not None and folder in ((store_root / manifest.name).resolve(),
+                                           (store_root / manifest.name / manifest.version).resolve()):
         raise SubmitError(
-            f"the bot's folder {folder} is inside {store_root / name}, where the arena keeps the frozen "
-            f"copies of {name}: the copy would be made inside the folder it copies; move the bot's folder "
-            f"out of {store_root}, or give --db a path in another folder")
+            f"the bot's folder {folder} is where the arena keeps the frozen copies of {manifest.name} "
+            f"({store_root / manifest.name}/VERSION/HASH): the copy would be made inside the folder it copies; "
+            f"move the bot's folder out of {store_root}, or give --db a path in another folder")
 
 
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
@@ -60,7 +62,7 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
-    check_store_outside(manifest.folder, store_root, manifest.name)
+    check_store_outside(manifest.folder, store_root, manifest)
     check_size(manifest.folder)
     digest = content_hash(manifest.folder)
     t = None

@@ -131,7 +131,7 @@ def test_a_bot_folder_where_the_store_keeps_its_copies_is_refused(tmp_path, cmd)
         r = cli("bots", "submit", bot, "--db", db)
     else:
         r = cli("tournament", "run", "t", "--boards", 1, "--bots", bot, "--bots", SAMPLES / "greedy", "--db", db)
-    refused(r, "where the arena keeps the frozen copies of random", "move the bot's folder", code=1)
+    refused(r, "is where the arena keeps the frozen copies of random", "move the bot's folder", code=1)
     assert sorted(p.relative_to(bot) for p in bot.rglob("*")) == before
 
 
