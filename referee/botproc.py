@@ -39,7 +39,7 @@ import grpc
 from belote_arena_sdk.proto import bot_pb2 as pb
 from belote_arena_sdk.proto import bot_pb2_grpc as pb_grpc
 
-from . import sandbox
+from . import evict, sandbox
 from .manifest import PACKAGES_DIR, Manifest, content_hash_cached
 from .records import printable
 from .sandbox import Limits
@@ -156,6 +156,9 @@ class BotClient:
     _aio_stream: grpc.aio.StreamStreamCall | None = None
     _sandbox: sandbox.Sandboxed | None = None
     _freezer: sandbox.Freezer | None = None
+    _evictor: evict.Evictor | None = None
+    last_clear_s: float = 0.0
+    """Seconds the last :meth:`decide_async` spent clearing the caches (part of :attr:`last_thaw_s`)."""
     last_thaw_s: float = 0.0
     """Seconds the last :meth:`decide_async` spent thawing the bot before sending (referee time:
     the caller takes it out of the decision's measured time; its deadline starts after it)."""
@@ -285,6 +288,8 @@ class BotClient:
             try:
                 self._freezer = (self._sandbox.freezer() if self._sandbox is not None
                                  else sandbox.Freezer(pgid=self.process.pid))
+                if self._sandbox is not None and self.limits.evict_caches:
+                    self._evictor = evict.shared()
             except OSError as e:
                 raise BotStartError(f"{self.name}: cannot stop its processes between decisions: {e}") from None
 
@@ -533,11 +538,23 @@ class BotClient:
         """How the bot is stopped between its decisions (:attr:`referee.sandbox.Freezer.how`), or None."""
         return self._freezer.how if self._freezer is not None else None
 
+    def clear_caches(self) -> float:
+        """Clear the CPU caches as before this bot's turn (:mod:`referee.evict`; a sandboxed bot
+        frozen between decisions with ``limits.evict_caches``); returns the seconds it took (0:
+        nothing to clear).  The referee also calls it for a decision it plays without a call,
+        so that such a decision costs the time an asked one does.
+
+        Raises:
+            OSError: a helper is gone.
+        """
+        return self._evictor.evict() if self._evictor is not None else 0.0
+
     async def decide_async(self, request: pb.DecideRequest, timeout_s: float) -> pb.DecideResponse | None:
         """One decision with a deadline of ``timeout_s`` seconds (see :meth:`_decide_async`).
 
-        With ``limits.freeze`` the bot's processes are thawed just before the request is sent
-        (the deadline starts after the thaw, whose time is :attr:`last_thaw_s`) and frozen
+        With ``limits.freeze`` the bot's processes are thawed just before the request is sent,
+        a sandboxed bot's after the CPU caches are cleared (``limits.evict_caches``,
+        :mod:`referee.evict`; the deadline starts after both, whose time is :attr:`last_thaw_s`) and frozen
         again once the answer is in, or an error the bot answered and plays on after
         (:data:`FREEZE_AFTER`): a bot runs only while it decides.  After any other error (a
         crash, a lost connection, a timeout) it is left running, so that its exit can be seen:
@@ -550,8 +567,9 @@ class BotClient:
         if freezer is None:
             self.last_thaw_s = 0.0
             return await self._decide_async(request, timeout_s)
+        self.last_clear_s = self.clear_caches()
         freezer.thaw()
-        self.last_thaw_s = freezer.last_thaw_s
+        self.last_thaw_s = self.last_clear_s + freezer.last_thaw_s
         try:
             response = await self._decide_async(request, timeout_s)
         except grpc.RpcError as err:

@@ -162,7 +162,7 @@ class _Seat:
         self.bank_ms = float(config.time_bank_ms)
         self.start_error: str | None = None
         self.cancelled = threading.Event()  # set when the match closes: no more starts are tried
-        self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's answer times, ms
+        self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's thaws and answers, ms
         self.board_logs: list[str] = []  # the kept logs of the processes that held the seat this board
 
     def ensure(self, start_request: pb.StartMatchRequest, loop: asyncio.AbstractEventLoop | None = None) -> BotClient | None:
@@ -513,9 +513,12 @@ class DuplicateMatch:
         return result, barred
 
     async def _unasked_pause(self, seat: _Seat) -> None:
-        """Wait as long as the seat's bot might have thought: a time drawn from its own recent
-        answer times (none known: no wait), so that whether a seat was asked does not show in
-        the time before the next request to any bot (issue 19 item 4)."""
+        """Spend the time asking the seat's bot might have taken: the caches cleared as before
+        its turn (``BotClient.clear_caches``), then a wait drawn from its own recent thaws and
+        answers (none known: no wait), so that whether a seat was asked does not show in the
+        time before the next request to any bot (issue 19 item 4)."""
+        if seat.client is not None:
+            seat.client.clear_caches()
         if seat.recent_ms:
             await asyncio.sleep(self._pause_rng.choice(seat.recent_ms) / 1000.0)
 
@@ -553,8 +556,9 @@ class DuplicateMatch:
             ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000
             await seat.aclose(self._starter)
             return None, ms, FaultKind.CONNECTION, f"the call failed: {type(err).__name__}: {err}"
-        ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
-        seat.recent_ms.append(ms)
+        asked_s = time.perf_counter() - t0
+        ms = (asked_s - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
+        seat.recent_ms.append((asked_s - client.last_clear_s) * 1000)  # the thaw and the answer
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
         seat.bank_ms += self.config.time_increment_ms

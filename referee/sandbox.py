@@ -196,6 +196,9 @@ class Limits:
         image: serve what the sandbox shows, and the bot's code, from an image in memory
             (:func:`in_memory`): no cache a read changes is shared between bots. Off only for
             tests' controls (the host's files bound directly).
+        evict_caches: with ``freeze``, clear the CPU caches before each thaw
+            (:mod:`referee.evict`): no line a bot left in them survives to another bot's
+            turn. Off only for tests' controls.
     """
 
     cpu_s: int = 0
@@ -210,6 +213,7 @@ class Limits:
     freeze: bool = True
     weak_limits: bool = False
     image: bool = True
+    evict_caches: bool = True
 
 
 class WeakLimitsError(RuntimeError):
@@ -1294,7 +1298,8 @@ def report(limits: Limits) -> str:
                  "no cgroups here: memory and CPU are limited per process only")
     if limits.freeze:
         parts.append("stopped between decisions (" + ("freezer cgroup" if "freezer" in have or any(
-            _cgroup_version(f) == 2 for f in cgroup_folders().values()) else "SIGSTOP") + ")")
+            _cgroup_version(f) == 2 for f in cgroup_folders().values()) else "SIGSTOP") + ")"
+                     + ("; CPU caches cleared before each turn" if limits.evict_caches and limits.isolate else ""))
     missing = unenforced(limits)
     if missing:
         parts.append(("NOT enforced (--weak-limits): " if limits.weak_limits else

@@ -21,7 +21,7 @@ from referee import secret
 from referee.botproc import BotClient
 from referee.manifest import load_manifest
 from referee.match import Entrant
-from referee import image
+from referee import evict, image
 from referee.sandbox import GUARDIAN_NAME
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,7 +109,7 @@ def bot_processes(root: Path) -> list[str]:
         if info is None:
             continue
         ppid, state, cwd, cmd = info
-        if GUARDIAN_NAME in cmd or image.HELPER in cmd:  # the referee's guardian and image helper live
+        if GUARDIAN_NAME in cmd or image.HELPER in cmd or evict.HELPER in cmd:  # the referee's guardian and helpers live
             continue  # as long as the test process
         if "multiprocessing.resource_tracker" in cmd:  # so does multiprocessing's, once worker
             continue  # processes ran in this test process (arena.play.executors.ProcessExecutor)

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from referee import image
+from referee import evict, image
 from referee.sandbox import GUARDIAN_NAME
 
 DEFAULT_GUARD_S = 90
@@ -65,12 +65,12 @@ def _children() -> set[int]:
 
 
 def _is_guardian(pid: str) -> bool:
-    """The referee's guardian (referee.sandbox._guardian) and its image helper (referee.image)
-    live as long as the test process."""
+    """The referee's guardian (referee.sandbox._guardian), its image helper (referee.image) and
+    its cache-clearing helpers (referee.evict) live as long as the test process."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmd = f.read()
-            return GUARDIAN_NAME.encode() in cmd or image.HELPER.encode() in cmd
+            return any(name.encode() in cmd for name in (GUARDIAN_NAME, image.HELPER, evict.HELPER))
     except OSError:
         return False
 

@@ -1,0 +1,167 @@
+"""Clearing the CPU caches between bot turns (SECURITY.md, "The CPU caches").
+
+Every sandbox maps the same physical pages: the image's files (the interpreter, its
+libraries) and an entrant's own frozen copy, which both of its seats at a table map.  A
+bot can load chosen lines of such a page into the CPU's caches at the end of its decision
+and its partner, thawed next, time its reads of the same lines (``clflush`` and
+``rdtscp`` need no privilege): a line that reads fast was loaded by the partner.  Red team
+33 carried ~6 bits a decision that way, 70 exact partner hands in 264 decisions, with the
+partners frozen in turn (Flush+Reload); the same holds for Prime+Probe, which needs no
+shared page.  What the freezer cannot stop, the caches' memory, this module erases: before
+a bot is thawed, a helper process pinned to each CPU reads a buffer twice the size of the
+caches it reaches (its own L1d and L2 and, for the first CPU of each shared cache, that
+cache), so no line a bot left there survives to the next bot's turn.
+
+The cost is the read of those buffers, in parallel on every CPU: ~2-3 ms a decision on a
+machine with a 32 MiB L3 (bench/RESULTS.md), counted as the referee's time, never the bot's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+#: What a helper runs: pinned to its CPU, a buffer of real pages (written once, so that no
+#: page is the shared zero page), read whole (``memchr`` of a byte that is not there) for
+#: each byte received, one byte answered; it ends when its stdin closes (the referee gone).
+_HELPER = r"""# belote-arena: clears the CPU caches between bot turns (referee.evict)
+import os, sys
+cpu, size = int(sys.argv[1]), int(sys.argv[2])
+os.sched_setaffinity(0, {cpu})
+buf = b"\x02" * size
+fin, fout = sys.stdin.fileno(), sys.stdout.fileno()
+os.write(fout, b"r")
+while os.read(fin, 1):
+    buf.find(b"\x01")
+    os.write(fout, b".")
+"""
+
+#: What a helper's command line says (a process that lives as long as the referee's).
+HELPER = "belote-arena: clears the CPU caches"
+
+#: Buffer sizes when the machine does not say its caches (no ``/sys``): twice a 64 MiB
+#: last-level cache on the first CPU, twice a 2 MiB L2 on the others.
+FALLBACK = (128 << 20, 4 << 20)
+
+_SYS = Path("/sys/devices/system/cpu")
+
+
+def _cpu_list(text: str) -> list[int]:
+    """``"0-3,8"`` → ``[0, 1, 2, 3, 8]`` (the kernel's CPU list format)."""
+    cpus: list[int] = []
+    for part in text.strip().split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            cpus.extend(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def _size(text: str) -> int:
+    """``"32768K"`` → bytes."""
+    text = text.strip()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    return int(text.rstrip("KMG")) * mult
+
+
+def plan(sys_root: Path = _SYS) -> dict[int, int]:
+    """CPU → bytes its helper reads: twice the data and unified caches it is the first CPU
+    of (each private cache on its own CPU, a shared one on the lowest CPU sharing it).
+
+    CPUs are the machine's online ones (a bot may move itself to any of them), read from
+    ``sys_root`` (``/sys/devices/system/cpu``); :data:`FALLBACK` where it cannot be read."""
+    try:
+        cpus = _cpu_list((sys_root / "online").read_text())
+    except (OSError, ValueError):
+        cpus = sorted(os.sched_getaffinity(0))
+    out: dict[int, int] = {}
+    for cpu in cpus:
+        total = 0
+        try:
+            for index in sorted((sys_root / f"cpu{cpu}" / "cache").glob("index*")):
+                if (index / "type").read_text().strip() == "Instruction":
+                    continue
+                if min(_cpu_list((index / "shared_cpu_list").read_text())) == cpu:
+                    total += _size((index / "size").read_text())
+        except (OSError, ValueError):
+            total = 0
+        out[cpu] = 2 * total if total else FALLBACK[0 if cpu == cpus[0] else 1]
+    return out
+
+
+class Evictor:
+    """One helper process per CPU (:func:`plan`); :meth:`evict` has them all read their
+    buffers at once and returns when every one has.  Thread-safe.
+
+    A CPU the helper may not run on (a cpuset without it) is left out: bots of this
+    referee cannot run there either.
+
+    Raises:
+        OSError: no helper could be started.
+    """
+
+    def __init__(self, sizes: dict[int, int] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._helpers: list[subprocess.Popen] = []
+        self.last_s = 0.0  #: seconds the last :meth:`evict` took
+        self.count = 0  #: clearings done
+        for cpu, size in (plan() if sizes is None else sizes).items():
+            p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(size)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/")
+            if p.stdout.read(1) == b"r":
+                self._helpers.append(p)
+            else:  # not allowed on that CPU
+                p.wait()
+        if not self._helpers:
+            raise OSError("no cache-clearing helper could start")
+        self.cpus = len(self._helpers)
+
+    def evict(self) -> float:
+        """Clear the caches; returns the seconds it took.
+
+        Raises:
+            OSError: a helper is gone (killed from outside).
+        """
+        with self._lock:
+            t0 = time.perf_counter()
+            for p in self._helpers:
+                os.write(p.stdin.fileno(), b"e")
+            for p in self._helpers:
+                if os.read(p.stdout.fileno(), 1) != b".":
+                    raise OSError(f"the cache-clearing helper {p.pid} is gone")
+            self.last_s = time.perf_counter() - t0
+            self.count += 1
+            return self.last_s
+
+    def close(self) -> None:
+        """Stop the helpers (they also stop on their own when this process ends)."""
+        with self._lock:
+            for p in self._helpers:
+                p.stdin.close()
+                p.wait()
+                p.stdout.close()
+            self._helpers = []
+
+
+_shared: tuple[int, Evictor] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> Evictor:
+    """This process's :class:`Evictor`, started at its first call (~0.1 s) and stopped at exit
+    (a forked child starts its own: the helpers' pipes are not shared between processes).
+
+    Raises:
+        OSError: as :class:`Evictor`.
+    """
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared[0] != os.getpid():
+            ev = Evictor()
+            atexit.register(ev.close)
+            _shared = (os.getpid(), ev)
+        return _shared[1]

@@ -1,0 +1,219 @@
+"""No line a bot leaves in the CPU caches survives to its partner's turn (issue 19; SECURITY.md
+"The CPU caches"; ``referee.evict``), judged by attack.
+
+Red team 33's Flush+Reload: two sandboxes of one code folder (partners share their
+entrant's frozen copy, so its pages are the same physical pages in both) pinned to one CPU
+and frozen in turn as the referee freezes partners.  The sender, thawed, reads the lines of
+its 1-bits (one line per page of ``pad.bin``, at a scattered offset); frozen, the receiver is
+thawed and times its reads of all the lines with ``rdtscp`` (a line in a cache reads in ~100
+cycles, from memory in ~400), then flushes them for the next round.  Without clearing the
+caches the receiver reads most 1-bits fast and the 0-bits slow; with ``referee.evict``
+between the freeze and the thaw, as ``BotClient.decide_async`` does, 1-bits read as slow as
+0-bits.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from referee import evict, sandbox
+from referee.sandbox import Limits
+
+from .botkit import entrant, install_call_log
+from .test_match import play
+
+pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="clflush and rdtscp are x86-64's")
+
+BITS = 64
+#: One line per 4 KiB page at an offset that is no stride a prefetcher would follow.
+FR_C = r"""
+#include <stdint.h>
+#include <x86intrin.h>
+static long off(int i) { return (long)i * 4096 + 64L * (1 + (i * 37 + 11) % 63); }
+static uint64_t now(void) { unsigned a; return __rdtscp(&a); }
+void touch(const volatile char *base, const unsigned char *bits, int n) {
+    for (int i = 0; i < n; i++) if (bits[i]) (void)base[off(i)];
+    _mm_mfence();
+}
+void flush(const char *base, int n) {
+    for (int i = 0; i < n; i++) _mm_clflush(base + off(i));
+    _mm_mfence();
+}
+void probe(const volatile char *base, const int *order, int n, unsigned *out) {
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        _mm_mfence(); _mm_lfence();
+        uint64_t t0 = now();
+        (void)base[off(i)];
+        uint64_t t1 = now();
+        _mm_lfence();
+        out[i] = (unsigned)(t1 - t0);
+    }
+    flush((const char *)base, n);
+}
+"""
+
+#: In the sandbox: maps pad.bin read-only (the image's pages), pins itself to CPU 0, says its
+#: threshold between a cached and an uncached read (calibrated on its own lines), then
+#: answers "send BITS" (reads the lines of the 1-bits) and "read" (the times of every line).
+PROBE = r"""
+import ctypes, os, random, statistics, sys
+lib = ctypes.CDLL(os.path.abspath("libfr.so"))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+n = int(sys.argv[1])
+fd = os.open("pad.bin", os.O_RDONLY)
+base = ctypes.c_void_p(libc.mmap(None, n * 4096, 1, 2, fd, 0))  # PROT_READ, MAP_PRIVATE
+os.sched_setaffinity(0, {0})
+out = (ctypes.c_uint * n)()
+order = list(range(n))
+def read():
+    random.shuffle(order)
+    lib.probe(base, (ctypes.c_int * n)(*order), n, out)
+    return list(out)
+hits, misses = [], []
+for _ in range(50):
+    misses += read()                        # just flushed: from memory
+    lib.touch(base, (ctypes.c_ubyte * n)(*[1] * n), n)
+    hits += read()                          # just read: cached
+print(int((statistics.median(hits) + statistics.median(misses)) / 2), flush=True)
+for line in sys.stdin:
+    word = line.split()
+    if word[0] == "send":
+        lib.touch(base, (ctypes.c_ubyte * n)(*map(int, word[1])), n)
+        print("ok", flush=True)
+    elif word[0] == "read":
+        print(" ".join(map(str, read())), flush=True)
+"""
+
+
+def _start(code):
+    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "probe.py", str(BITS)], {"PATH": "/usr/bin"}, Limits(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, bufsize=1)
+    line = box.process.stdout.readline()
+    assert line.strip().isdigit(), f"the probe did not start (exit {box.process.poll()})"
+    box.lock()
+    return box, int(line)
+
+
+def _ask(box, line: str) -> str:
+    box.process.stdin.write(line + "\n")
+    box.process.stdin.flush()
+    return box.process.stdout.readline().strip()
+
+
+def _rounds(code, rng, evicted: bool, rounds: int, stop=None):
+    """Play up to ``rounds`` rounds as partners are played; returns (1-bits read fast, 1-bits,
+    0-bits read fast, 0-bits), stopping early once ``stop(counts)`` holds."""
+    sender, threshold = _start(code)
+    receiver, _ = _start(code)
+    counts = [0, 0, 0, 0]
+    try:
+        fs, fr = sender.freezer(), receiver.freezer()
+        fr.freeze()
+        for _ in range(rounds):
+            bits = [rng.getrandbits(1) for _ in range(BITS)]
+            fs.thaw()
+            assert _ask(sender, "send " + "".join(map(str, bits))) == "ok"
+            fs.freeze()
+            if evicted:
+                evict.shared().evict()
+            fr.thaw()
+            times = list(map(int, _ask(receiver, "read").split()))
+            fr.freeze()
+            for bit, t in zip(bits, times):
+                counts[0 if bit else 2] += t < threshold
+                counts[1 if bit else 3] += 1
+            if stop is not None and stop(counts):
+                break
+        fs.release()
+        fr.release()
+    finally:
+        for box in (sender, receiver):
+            box.process.kill()
+            box.process.wait(timeout=30)
+            box.release()
+    return counts
+
+
+@pytest.fixture
+def code(tmp_path):
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.fail("no C compiler: install gcc (.ci/run does)")
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    (folder / "fr.c").write_text(FR_C)
+    subprocess.run([gcc, "-O2", "-shared", "-fPIC", "-o", folder / "libfr.so", folder / "fr.c"], check=True, timeout=60)
+    (folder / "probe.py").write_text(PROBE)
+    (folder / "pad.bin").write_bytes(os.urandom(BITS * 4096))
+    for f in folder.iterdir():
+        f.chmod(0o755 if f.suffix == ".so" else 0o644)
+    return folder
+
+
+@pytest.mark.guard(300)
+def test_lines_a_partner_read_are_gone_when_the_next_bot_is_thawed(code):
+    import random
+    rng = random.Random(33)
+    # the control, caches not cleared: the receiver reads the sender's 1-bits fast far more
+    # often than its 0-bits (decided once 20 rounds are in; a busy machine may take more)
+    control = _rounds(code, rng, evicted=False, rounds=200,
+                      stop=lambda c: c[1] >= 20 * BITS // 2 and c[0] / c[1] - c[2] / c[3] >= 0.5)
+    ones, zeros = control[0] / control[1], control[2] / control[3]
+    print("control: 1-bits fast", control[:2], "0-bits fast", control[2:])
+    assert ones - zeros >= 0.5, control
+    # cleared: 1-bits read fast no more often than 0-bits (both ~never), over 40 rounds
+    t0 = time.monotonic()
+    cleared = _rounds(code, rng, evicted=True, rounds=40)
+    print("cleared: 1-bits fast", cleared[:2], "0-bits fast", cleared[2:], f"in {time.monotonic() - t0:.1f} s")
+    assert cleared[1] > 0 and cleared[3] > 0
+    assert cleared[0] / cleared[1] - cleared[2] / cleared[3] <= 0.05, cleared
+    assert cleared[0] / cleared[1] <= 0.05, cleared
+
+
+def test_the_plan_covers_each_cache_once(tmp_path):
+    """``referee.evict.plan``: twice each data or unified cache, on the lowest CPU sharing it;
+    instruction caches left out (reading data does not fill them)."""
+    root = tmp_path / "cpu"
+    (root).mkdir()
+    (root / "online").write_text("0-1\n")
+    caches = {  # index: (level, type, size, shared_cpu_list) as a 2-CPU machine with one L3 shows them
+        "index0": ("1", "Data", "48K", "{cpu}"), "index1": ("1", "Instruction", "32K", "{cpu}"),
+        "index2": ("2", "Unified", "1024K", "{cpu}"), "index3": ("3", "Unified", "32768K", "0-1")}
+    for cpu in (0, 1):
+        for name, (level, kind, size, shared) in caches.items():
+            d = root / f"cpu{cpu}" / "cache" / name
+            d.mkdir(parents=True)
+            (d / "level").write_text(level + "\n")
+            (d / "type").write_text(kind + "\n")
+            (d / "size").write_text(size + "\n")
+            (d / "shared_cpu_list").write_text(shared.format(cpu=cpu) + "\n")
+    assert evict.plan(root) == {0: 2 * (48 + 1024 + 32768) * 1024, 1: 2 * (48 + 1024) * 1024}
+    (root / "cpu1" / "cache").rename(root / "gone")  # a CPU whose caches are not said
+    assert evict.plan(root)[1] == evict.FALLBACK[1]
+
+
+@pytest.mark.guard(300)
+@pytest.mark.parametrize("evict_caches", [True, False])
+def test_the_referee_clears_the_caches_before_every_call(tmp_path, monkeypatch, evict_caches):
+    """In a match (sandboxed bots, frozen between decisions), each call to a bot comes after a
+    clearing of the caches: as many clearings as calls; none in the control (``evict_caches``
+    off, as only tests set it)."""
+    log = install_call_log(monkeypatch)
+    cleared = evict.shared()
+    before = cleared.count
+    results = play(tmp_path, entrant(tmp_path, "heuristic"), entrant(tmp_path, "greedy"), 2,
+                   limits=Limits(evict_caches=evict_caches))
+    calls = sum(e[0] == "decide" for e in log.events)
+    assert len(results) == 2 and calls >= 2 * 2 * 8  # two boards, two tables, a card call at least 8 times
+    assert cleared.count - before == (calls if evict_caches else 0)
