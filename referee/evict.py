@@ -2,18 +2,20 @@
 
 Every sandbox maps the same physical pages: the image's files (the interpreter, its
 libraries) and an entrant's own frozen copy, which both of its seats at a table map.  A
-bot can load chosen lines of such a page into the CPU's caches at the end of its decision
-and its partner, thawed next, time its reads of the same lines (``clflush`` and
-``rdtscp`` need no privilege): a line that reads fast was loaded by the partner.  Red team
-33 carried ~6 bits a decision that way, 70 exact partner hands in 264 decisions, with the
-partners frozen in turn (Flush+Reload); the same holds for Prime+Probe, which needs no
-shared page.  What the freezer cannot stop, the caches' memory, this module erases: before
-a bot is thawed, a helper process pinned to each CPU reads a buffer twice the size of the
-caches it reaches (its own L1d and L2 and, for the first CPU of each shared cache, that
-cache), so no line a bot left there survives to the next bot's turn.
+bot can bring chosen lines of such a page into the CPU's caches at the end of its decision
+(reading them, or executing code there) and its partner, thawed next, time its reads of
+the same lines (``clflush`` and ``rdtscp`` need no privilege): a line that reads fast was
+used by the partner.  Red team 33 carried ~6 bits a decision that way, 70 exact partner
+hands in 264 decisions, with the partners frozen in turn (Flush+Reload); red team 34, with
+executed lines, 0.24 bits a decision past a first version of this module.  What the freezer
+cannot stop, the caches' memory, this module erases: before a bot is thawed, a helper
+process pinned to each CPU runs a stretch of no-ops and reads a buffer, each twice the size
+of that CPU's own caches (L1d and L2); once all have, the helper of the first CPU sharing a
+cache (the L3) reads twice its size.  In that order, a line a private cache gives up to the
+shared one is cleared there too.
 
-The cost is the read of those buffers, in parallel on every CPU: ~2-3 ms a decision on a
-machine with a 32 MiB L3 (bench/RESULTS.md), counted as the referee's time, never the bot's.
+The cost is the time of those reads: ~2-7 ms a decision on a machine with a 32 MiB L3
+(bench/RESULTS.md), counted as the referee's time, never the bot's.
 """
 
 from __future__ import annotations
@@ -31,22 +33,33 @@ from pathlib import Path
 #: each byte received, one byte answered; it ends when its stdin closes (the referee gone).
 _HELPER = r"""# belote-arena: clears the CPU caches between bot turns (referee.evict)
 import os, sys
-cpu, size = int(sys.argv[1]), int(sys.argv[2])
+cpu, private, shared = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 os.sched_setaffinity(0, {cpu})
-buf = b"\x02" * size
+buf = b"\x02" * max(private, shared)
+run = lambda: None
+try:  # a run of no-ops as long as the private caches, executed: instruction lines as well as data
+    import ctypes, mmap, platform
+    nop, ret = {"x86_64": (b"\x90", b"\xc3"), "aarch64": (b"\x1f\x20\x03\xd5", b"\xc0\x03\x5f\xd6")}[platform.machine()]
+    code = mmap.mmap(-1, private, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    code.write(nop * ((private - len(ret)) // len(nop)) + ret)
+    run = ctypes.CFUNCTYPE(None)(ctypes.addressof(ctypes.c_char.from_buffer(code)))
+except (KeyError, OSError, ImportError):
+    pass
 fin, fout = sys.stdin.fileno(), sys.stdout.fileno()
 os.write(fout, b"r")
-while os.read(fin, 1):
-    buf.find(b"\x01")
+while (what := os.read(fin, 1)):
+    if what == b"p":
+        run()
+    buf.find(b"\x01", 0, private if what == b"p" else shared)
     os.write(fout, b".")
 """
 
 #: What a helper's command line says (a process that lives as long as the referee's).
 HELPER = "belote-arena: clears the CPU caches"
 
-#: Buffer sizes when the machine does not say its caches (no ``/sys``): twice a 64 MiB
-#: last-level cache on the first CPU, twice a 2 MiB L2 on the others.
-FALLBACK = (128 << 20, 4 << 20)
+#: Bytes read when the machine does not say its caches (no ``/sys``): (private, shared),
+#: twice a 2 MiB L2 on every CPU and twice a 64 MiB last-level cache on the first.
+FALLBACK = (4 << 20, 128 << 20)
 
 _SYS = Path("/sys/devices/system/cpu")
 
@@ -68,9 +81,10 @@ def _size(text: str) -> int:
     return int(text.rstrip("KMG")) * mult
 
 
-def plan(sys_root: Path = _SYS) -> dict[int, int]:
-    """CPU → bytes its helper reads: twice the data and unified caches it is the first CPU
-    of (each private cache on its own CPU, a shared one on the lowest CPU sharing it).
+def plan(sys_root: Path = _SYS) -> dict[int, tuple[int, int]]:
+    """CPU → (private, shared): bytes its helper reads first, twice the data and unified
+    caches of that CPU alone (L1d, L2), and then, twice the caches it shares with others
+    whose lowest CPU it is (the L3).
 
     CPUs are the machine's online ones (a bot may move itself to any of them), read from
     ``sys_root`` (``/sys/devices/system/cpu``); :data:`FALLBACK` where it cannot be read."""
@@ -78,24 +92,30 @@ def plan(sys_root: Path = _SYS) -> dict[int, int]:
         cpus = _cpu_list((sys_root / "online").read_text())
     except (OSError, ValueError):
         cpus = sorted(os.sched_getaffinity(0))
-    out: dict[int, int] = {}
+    out: dict[int, tuple[int, int]] = {}
     for cpu in cpus:
-        total = 0
+        private = shared = 0
         try:
             for index in sorted((sys_root / f"cpu{cpu}" / "cache").glob("index*")):
                 if (index / "type").read_text().strip() == "Instruction":
                     continue
-                if min(_cpu_list((index / "shared_cpu_list").read_text())) == cpu:
-                    total += _size((index / "size").read_text())
+                sharing = _cpu_list((index / "shared_cpu_list").read_text())
+                size = _size((index / "size").read_text())
+                if sharing == [cpu]:
+                    private += size
+                elif min(sharing) == cpu:
+                    shared += size
         except (OSError, ValueError):
-            total = 0
-        out[cpu] = 2 * total if total else FALLBACK[0 if cpu == cpus[0] else 1]
+            private = shared = 0
+        out[cpu] = (2 * private, 2 * shared) if private else (FALLBACK[0], FALLBACK[1] if cpu == cpus[0] else 0)
     return out
 
 
 class Evictor:
     """One helper process per CPU (:func:`plan`); :meth:`evict` has them all read their
-    buffers at once and returns when every one has.  Thread-safe.
+    private caches' worth at once, then, once every one has, the shared caches' (a line a
+    private cache gives up goes to the shared one: cleared in that order, none is left).
+    Thread-safe.
 
     A CPU the helper may not run on (a cpuset without it) is left out: bots of this
     referee cannot run there either.
@@ -104,16 +124,19 @@ class Evictor:
         OSError: no helper could be started.
     """
 
-    def __init__(self, sizes: dict[int, int] | None = None) -> None:
+    def __init__(self, sizes: dict[int, tuple[int, int]] | None = None) -> None:
         self._lock = threading.Lock()
         self._helpers: list[subprocess.Popen] = []
         self.last_s = 0.0  #: seconds the last :meth:`evict` took
         self.count = 0  #: clearings done
-        for cpu, size in (plan() if sizes is None else sizes).items():
-            p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(size)],
+        self._shared: list[subprocess.Popen] = []
+        for cpu, (private, shared) in (plan() if sizes is None else sizes).items():
+            p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(private), str(shared)],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/")
             if p.stdout.read(1) == b"r":
                 self._helpers.append(p)
+                if shared:
+                    self._shared.append(p)
             else:  # not allowed on that CPU
                 p.wait()
         if not self._helpers:
@@ -128,11 +151,12 @@ class Evictor:
         """
         with self._lock:
             t0 = time.perf_counter()
-            for p in self._helpers:
-                os.write(p.stdin.fileno(), b"e")
-            for p in self._helpers:
-                if os.read(p.stdout.fileno(), 1) != b".":
-                    raise OSError(f"the cache-clearing helper {p.pid} is gone")
+            for what, helpers in ((b"p", self._helpers), (b"s", self._shared)):
+                for p in helpers:
+                    os.write(p.stdin.fileno(), what)
+                for p in helpers:
+                    if os.read(p.stdout.fileno(), 1) != b".":
+                        raise OSError(f"the cache-clearing helper {p.pid} is gone")
             self.last_s = time.perf_counter() - t0
             self.count += 1
             return self.last_s
@@ -144,7 +168,7 @@ class Evictor:
                 p.stdin.close()
                 p.wait()
                 p.stdout.close()
-            self._helpers = []
+            self._helpers, self._shared = [], []
 
 
 _shared: tuple[int, Evictor] | None = None
