@@ -30,7 +30,8 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     args = p.parse_args()
     print(sandbox.report(sandbox.Limits()))
-    print("each CPU's helper reads, MiB:", {cpu: round(n / 2**20, 1) for cpu, n in evict.plan().items()})
+    print("each CPU's helper reads, MiB (its own caches, then the shared ones):",
+          {cpu: tuple(round(n / 2**20, 1) for n in sizes) for cpu, sizes in evict.plan().items()})
     print(f"load average before: {open('/proc/loadavg').read().split()[:3]}")
     per_call = {False: [], True: []}
     ratio = []
