@@ -28,9 +28,15 @@ run: $(STAMP)
 	$(BIN)/arena ratings --tournament demo
 	$(BIN)/arena ratings --tournament demo --head-to-head
 
-## make test: set up, then run the whole test suite
+## make test: set up, then run the whole test suite: first in $(TEST_WORKERS) worker processes (pytest-xdist)
+## every test not marked `alone`, then on their own the tests marked `alone` (they read machine-wide
+## counters or time themselves against a control: other tests beside them would be noise); fails if
+## either part fails
+TEST_WORKERS ?= 3
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30; parallel=$$?; \
+	$(BIN)/python -m pytest -q -m alone --durations=30; alone=$$?; \
+	test $$parallel -eq 0 && test $$alone -eq 0
 
 ## make proto: regenerate the Python code of protos/ (committed; a test checks it is fresh)
 proto: $(STAMP)
