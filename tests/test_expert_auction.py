@@ -188,6 +188,7 @@ def test_a_defender_holding_the_trumps_doubles(searcher):
     assert ev.means["pass"] > 100, ev.means
 
 
+@pytest.mark.alone  # the bot's answer comes from what its 1000 ms budget lets it search
 def test_the_bot_doubles_and_takes_through_its_evaluation():
     """The bot itself, with its time budget: the defender above answers contre, and the J-9-A hand
     takes (RULES.md §4, §6.4); hands in the band of doubt are valued on sampled deals."""

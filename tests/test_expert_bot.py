@@ -178,6 +178,7 @@ def test_a_short_match_in_the_sandbox(tmp_path):
     assert any("search loaded" in p.read_text() for p in logs.iterdir()), [p.read_text() for p in logs.iterdir()]
 
 
+@pytest.mark.alone  # makes the shared numba cache stale and compiles it again, under other tests' expert bots
 def test_the_arena_brings_the_compiled_search_up_to_date():
     """A cache older than the search's source is compiled again before a sandbox's image is made
     (``referee.sandbox.warm_dd_cache``); an up-to-date one is left alone at no cost."""

@@ -26,6 +26,7 @@ from tests.bot_requests import observation, request
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.alone  # a 50 ms sleep read back within 50 ms
 def test_clock_counts_down_from_the_deadline() -> None:
     clock = Clock()
     assert clock.remaining_ms() == math.inf  # no request yet: no deadline
@@ -41,6 +42,7 @@ def test_clock_counts_down_from_the_deadline() -> None:
     assert clock.remaining_ms() == math.inf  # deadline_ms 0: none
 
 
+@pytest.mark.alone  # a request handed to decide() within 50 ms
 def test_the_server_starts_the_clock_when_a_request_arrives() -> None:
     class Timed(Bot):
         name, version, author, rulesets = "timed", "1", "tests", ("classic",)

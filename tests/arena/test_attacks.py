@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from arena.play import entrants
 from arena.store import Store, entrant_key, match_id
@@ -86,6 +87,7 @@ def _hashes(paths) -> dict[str, str]:
     return out
 
 
+@pytest.mark.alone  # the seed bot's brute force must fit the conformance check's 1000 ms deadline
 def test_bots_cannot_touch_the_arena_or_learn_its_seed(tmp_path, monkeypatch):
     """Code theft and tampering, and the seed of a tournament (issue 9): an attack bot tries to read and
     write the other entrant's frozen copy, the DuckDB file, the project tree (referee/, arena/,

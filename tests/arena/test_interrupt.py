@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO, SAMPLES, procs_under, wait_no_procs
 
 
@@ -56,6 +58,7 @@ def _stored(db: Path) -> int:
     return wal.stat().st_size if wal.exists() else 0
 
 
+@pytest.mark.alone  # Ctrl-C answered within 5 s while 4 workers play
 def test_ctrl_c_answers_at_once_and_workers_stop(tmp_path):
     db = tmp_path / "a.duckdb"
     p, out, err = _arena(["tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
@@ -96,6 +99,7 @@ def test_worker_processes_die_with_a_killed_arena(tmp_path):
     assert not wait_no_procs(tmp_path), "bot processes left after the arena was killed"
 
 
+@pytest.mark.alone  # waits for bot processes under the repository's sample_bots/, which other tests run too
 def test_arena_match_interrupted_prints_the_boards_played(tmp_path):
     p, out, err = _arena(["match", "--bot", SAMPLES / "random", "--bot", SAMPLES / "greedy", "--boards", 5000,
                           "--seed", 1], tmp_path)

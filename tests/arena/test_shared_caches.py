@@ -82,6 +82,7 @@ def test_no_hand_crosses_tables_through_the_files_caches(tmp_path, channel):
     assert leaks == 0, (leaks, received)
 
 
+@pytest.mark.alone  # the control times the host's page and dentry caches, which other tests use
 @pytest.mark.parametrize("channel", ["pages", "names"])
 def test_control_the_caches_carry_hands_when_the_host_files_are_bound(tmp_path, channel):
     leaks, received = _play(tmp_path, channel, image=False)
@@ -133,6 +134,7 @@ def _in_sandbox(code: Path, script: str, *args: str, proc_rules: bool = True) ->
                 mask=proc_rules)[1].strip().splitlines()[-1]
 
 
+@pytest.mark.alone  # the control needs a free huge page of the machine's memory
 def test_no_bot_makes_a_huge_page_of_a_shared_file(tmp_path):
     """Red team 6: a range of a file of the image made a huge page by one process (madvise's
     MADV_HUGEPAGE, MADV_COLLAPSE, or process_madvise) shows in a later process's smaps: refused,

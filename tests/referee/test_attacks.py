@@ -110,6 +110,7 @@ def _process_tables(reports, held) -> dict[str, set[int]]:
     return tables
 
 
+@pytest.mark.alone  # its match looks for processes of its bots' uids machine-wide, uids other tests' bots are given
 @pytest.mark.guard(90)
 def test_partners_cannot_exchange_hands(partner_match):
     """Partner channels (issue 9): the two processes of one entrant at a table try to swap hands over
@@ -134,6 +135,7 @@ def test_partners_cannot_exchange_hands(partner_match):
     assert not left, left
 
 
+@pytest.mark.alone  # the same match as above (module fixture): processes of its bots' uids, machine-wide
 @pytest.mark.guard(90)
 def test_table_two_cannot_learn_table_one(partner_match):
     """Table-2 memory (issue 9): a process at table 2 tries the same channels toward the table-1
@@ -419,6 +421,7 @@ def _sample_processes(uids_seen: dict, stop: threading.Event) -> None:
         stop.wait(0.02)
 
 
+@pytest.mark.alone  # counts the tasks of every sandbox uid machine-wide, uids other tests' bots are given
 @pytest.mark.guard(90)
 def test_a_fork_bomb_stops_at_the_process_limit(tmp_path):
     """Fork bomb (issue 9): os.fork() in a loop, children sleeping: the kernel refuses forks once the

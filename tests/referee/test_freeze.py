@@ -26,6 +26,10 @@ from referee.sandbox import Limits
 from .botkit import bot_folder
 from .test_match import assert_no_leftovers
 
+# alone (make test runs it after the parallel part): it counts a bot's CPU ticks and clock
+# progress against an unfrozen control
+pytestmark = pytest.mark.alone
+
 GAP_S = 0.5  # the time between two decisions of the bot: the window in which it must not run
 REQUEST = pb.DecideRequest(legal_actions=[pb.Action(bid=pb.Bid(kind=pb.BID_KIND_PASS))], deadline_ms=60_000)
 

@@ -81,6 +81,7 @@ def test_a_bot_that_allocates_without_bound_hits_its_memory_limit(tmp_path, monk
 
 
 # -------------------------------------------------------------------- cpuburn
+@pytest.mark.alone  # each timeout charged within 300-700 ms of a 300 ms deadline
 @pytest.mark.guard(60)
 def test_a_bot_that_busy_loops_times_out(tmp_path, monkeypatch):
     log = install_call_log(monkeypatch)

@@ -181,6 +181,7 @@ def _memfd_ino() -> int:
         os.close(fd)
 
 
+@pytest.mark.alone  # machine-wide inode counters: another test's pipes and sockets move them by batches
 @pytest.mark.guard(120)
 @pytest.mark.parametrize("case", ["locked", "unlocked", "procfs"])
 def test_a_locked_sandbox_moves_no_inode_counter(tmp_path, case):
@@ -332,6 +333,7 @@ print(json.dumps({"before": before, "after": free()}), file=sys.stderr)
 """
 
 
+@pytest.mark.alone  # the control reads the free blocks of a disk other tests write to and free
 @pytest.mark.guard(60)
 @pytest.mark.parametrize("output", ["memfd", "disk file"])
 def test_a_bots_output_shows_no_disk(tmp_path, output):

@@ -204,6 +204,7 @@ def _sandboxed(code, args: list[str]) -> sandbox.Sandboxed:
                              stdout=subprocess.PIPE, text=True)
 
 
+@pytest.mark.alone  # covert channels (futex, lock, page cache) with a control between plain processes
 @pytest.mark.guard(60)
 @pytest.mark.parametrize("kind", ["futex", "lock", "page"])
 def test_no_covert_channel_through_shared_files(tmp_path, kind):

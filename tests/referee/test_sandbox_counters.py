@@ -27,6 +27,10 @@ from referee.sandbox import Limits
 
 from .botkit import REPO
 
+# alone (make test runs it after the parallel part): its controls read machine-wide counters
+# (forks, threads, ptys, socket cookies) that other tests move
+pytestmark = pytest.mark.alone
+
 BITS = (1, 0, 1, 1, 0, 0, 1, 0)
 BURST_TASKS = 32 + 16  # forks and threads of one burst (counters.py): each is +1 on `processes`
 

@@ -73,6 +73,7 @@ def test_a_late_answer_on_the_stream_is_a_timeout_and_the_match_goes_on(tmp_path
     assert_no_leftovers(tmp_path)
 
 
+@pytest.mark.alone  # a deadline met within 0.2-0.5 s
 @pytest.mark.guard(60)
 def test_an_asyncio_decision_times_out_at_its_deadline_and_the_next_opens_a_new_stream(tmp_path):
     """``BotClient.decide_async`` (the referee's call, issue 12): an answer in time; a decision
