@@ -24,7 +24,8 @@ def _arena(args: list[str], folder: Path) -> tuple[subprocess.Popen, Path, Path]
     return p, out, err
 
 
-def _wait_for(cond, p: subprocess.Popen, what: str, timeout: float = 90.0) -> None:
+def _wait_for(cond, p: subprocess.Popen, what: str, timeout: float = 600.0) -> None:
+    """Wait for ``cond`` (a bound on a hang by default; a short ``timeout`` is a requirement)."""
     end = time.monotonic() + timeout
     while not cond():
         assert p.poll() is None, f"the arena ended before {what}"

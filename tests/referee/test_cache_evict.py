@@ -28,7 +28,9 @@ from referee.sandbox import Limits
 from .botkit import entrant, install_call_log
 from .test_match import play
 
-pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="clflush and rdtscp are x86-64's")
+# alone (make test runs it after the parallel part): it times cache lines against a control
+pytestmark = [pytest.mark.skipif(platform.machine() != "x86_64", reason="clflush and rdtscp are x86-64's"),
+              pytest.mark.alone]
 
 BITS = 64
 #: One line per 4 KiB page at an offset that is no stride a prefetcher would follow.
