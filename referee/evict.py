@@ -35,10 +35,6 @@ _HELPER = r"""# belote-arena: clears the CPU caches between bot turns (referee.e
 import os, sys
 cpu, private, shared = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 os.sched_setaffinity(0, {cpu})
-try:  # ahead of the machine's other work (a few ms at a time, then it waits): root only
-    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-except OSError:
-    pass
 buf = b"\x02" * max(private, shared)
 run = lambda: None
 try:  # a run of no-ops as long as the private caches, executed: instruction lines as well as data
