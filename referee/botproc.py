@@ -374,8 +374,8 @@ class BotClient:
         """Start the bot as this user with resource limits only (``--no-isolate``)."""
         sock = str(self.workdir / "bot.sock")
         lim = self.limits
-        command = [
-            sys.executable, "-m", "referee.launch",
+        command = [  # -I: the launcher, never a `referee/launch.py` of the bot's folder (its cwd)
+            sys.executable, "-I", "-m", "referee.launch",
             # no RLIMIT_NPROC: it would count every process of this user, the referee included
             f"--cpu={lim.cpu_s}", f"--memory={lim.memory_mib}", f"--fsize={lim.fsize_mib}",
             f"--parent={os.getpid()}", "--", *bot_command,

@@ -815,8 +815,8 @@ def warm_dd_cache() -> bool:
     if index and min(p.stat().st_mtime for p in index) >= source.stat().st_mtime:
         return False
     try:
-        done = subprocess.run([sys.executable, "-c", "import belote_arena_sdk.dd"], check=False,
-                              capture_output=True, timeout=300)
+        done = subprocess.run([sys.executable, "-I", "-c", "import belote_arena_sdk.dd"], check=False,
+                              capture_output=True, timeout=300, cwd="/")
     except (OSError, subprocess.TimeoutExpired):
         return False
     if done.returncode == 0:  # up to date now (numba rewrites no index it could load: mark them checked)

@@ -144,7 +144,9 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
                          "`requirements` from bot.toml")
     wheels = copy / WHEELS_DIR
     offline = wheels.is_dir() and not wheels.is_symlink()
-    command = [sys.executable, "-m", "pip", "install", "--target", str(target), "--only-binary=:all:",
+    # -I: pip runs isolated, never a module of the bot's copy (its cwd) nor the PYTHON* environment;
+    # `python -m pip` would run a `pip/__main__.py` the bot shipped, on the host (red team 35)
+    command = [sys.executable, "-I", "-m", "pip", "install", "--target", str(target), "--only-binary=:all:",
                "--no-compile", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
                "--progress-bar", "off", "--requirement", str(requirements)]
     env = dict(os.environ)

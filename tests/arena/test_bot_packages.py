@@ -128,6 +128,22 @@ def test_bots_check_builds_the_requirements_into_a_temporary_copy(tmp_path):
     assert sorted(p.name for p in bot.iterdir()) == ["bot.py", "bot.toml", "requirements.txt", "wheels"]
 
 
+def test_a_bots_folder_cannot_stand_in_for_pip_at_submission(tmp_path):
+    """Red team 35: pip ran as ``python -m pip`` in the bot's copy, where ``-m`` looks first, so a
+    bot shipping ``pip/__main__.py`` ran that as the arena's user, outside any sandbox (then
+    handed over to the real pip: its partner's hand at every decision through a relay of its
+    own).  The build runs pip isolated (``-I``): the bot's file never runs, the real pip installs."""
+    bot = make_bot(tmp_path, f"{PACKAGE}==0.1.0\n", make_wheel(tmp_path))
+    marker = tmp_path / "ran-on-the-host"
+    (bot / "pip").mkdir()
+    (bot / "pip" / "__init__.py").write_text("")
+    (bot / "pip" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').write('bot code ran')\n"
+                                             "raise SystemExit(0)\n")
+    r = cli("bots", "submit", bot, "--db", tmp_path / "db" / "arena.duckdb")
+    assert not marker.exists()
+    assert r.exit_code == 0 and f"installed: {PACKAGE}==0.1.0" in r.stdout, output(r)
+
+
 def test_requirements_that_fail_to_install_are_refused_with_pips_lines(tmp_path):
     bot = make_bot(tmp_path, "beloteplus-missing==9.9\n", None)  # an empty wheels/: offline, nothing there
     db = tmp_path / "db" / "arena.duckdb"
