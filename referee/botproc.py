@@ -157,6 +157,7 @@ class BotClient:
     _sandbox: sandbox.Sandboxed | None = None
     _freezer: sandbox.Freezer | None = None
     _evictor: evict.Evictor | None = None
+    _house = False  # the bot is one of the arena's own (referee.evict.house_digests): its turns need no clearing
     last_clear_s: float = 0.0
     """Seconds the last :meth:`decide_async` spent clearing the caches (part of :attr:`last_thaw_s`)."""
     last_thaw_s: float = 0.0
@@ -235,6 +236,11 @@ class BotClient:
                         f"{self.manifest.key}: its frozen copy {self.manifest.folder} has changed since it was "
                         f"submitted (content hash {digest[:12]}, registered {self.content_hash[:12]}): refused; "
                         "submit the bot again as a new version")
+            if self.limits.evict_caches and self.limits.isolate:  # a house bot's turn needs no clearing
+                try:
+                    self._house = content_hash_cached(self.manifest.folder) in evict.house_digests()
+                except (OSError, ValueError):
+                    self._house = False
             if self.manifest.packages_dir is not None and not (self.manifest.folder / self.manifest.packages_dir).is_dir():
                 raise BotStartError(
                     f"{self.manifest.key} names requirements ({self.manifest.requirements}) that are not installed "
@@ -288,7 +294,7 @@ class BotClient:
             try:
                 self._freezer = (self._sandbox.freezer() if self._sandbox is not None
                                  else sandbox.Freezer(pgid=self.process.pid))
-                if self._sandbox is not None and self.limits.evict_caches:
+                if self._sandbox is not None and self.limits.evict_caches and not self._house:
                     self._evictor = evict.shared()
             except OSError as e:
                 raise BotStartError(f"{self.name}: cannot stop its processes between decisions: {e}") from None
@@ -540,8 +546,8 @@ class BotClient:
 
     def clear_caches(self) -> float:
         """Clear the CPU caches as before this bot's turn (:mod:`referee.evict`; a sandboxed bot
-        frozen between decisions with ``limits.evict_caches``); returns the seconds it took (0:
-        nothing to clear).  The referee also calls it for a decision it plays without a call,
+        frozen between decisions with ``limits.evict_caches``, unless it is a house bot:
+        :func:`referee.evict.house_digests`); returns the seconds it took (0: nothing to clear).  The referee also calls it for a decision it plays without a call,
         so that such a decision costs the time an asked one does.
 
         Raises:

@@ -14,19 +14,25 @@ of that CPU's own caches (L1d and L2); once all have, the helper of the first CP
 cache (the L3) reads twice its size.  In that order, a line a private cache gives up to the
 shared one is cleared there too.
 
-The cost is the time of those reads: ~2-7 ms a decision on a machine with a 32 MiB L3
-(bench/RESULTS.md), counted as the referee's time, never the bot's.
+The cost is the time of those reads, counted as the referee's time, never the bot's: ~2-7 ms
+a decision with a 32 MiB L3, ~26 ms with a 105 MiB one on a quiet machine, 100 ms and more
+under load (bench/RESULTS.md).  Only a bot that could time its reads needs it: the arena's own
+bots (:func:`house_digests`) are thawed without one.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
+import importlib.util
 import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+from .manifest import content_hash
 
 #: What a helper runs: pinned to its CPU, a buffer of real pages (written once, so that no
 #: page is the shared zero page), read whole (``memchr`` of a byte that is not there) for
@@ -169,6 +175,36 @@ class Evictor:
                 p.wait()
                 p.stdout.close()
             self._helpers, self._shared = [], []
+
+
+#: The arena's own bots (``sample_bots/NAME``), pure Python, built by no one: code that times no
+#: cache line.  A bot whose code is exactly one of them is thawed without a clearing.
+HOUSE_BOTS = ("random", "greedy", "heuristic", "expert")
+
+
+@functools.lru_cache(maxsize=1)
+def house_digests() -> frozenset[str]:
+    """Content hashes (:func:`referee.manifest.content_hash`) of :data:`HOUSE_BOTS` as this arena
+    ships them, computed once per process (~10 ms).
+
+    The clearing protects the bot about to run from what the previous one left: it is needed
+    only where that bot could look (time its reads).  A house bot's code is known and never
+    does; a copy of it, byte for byte, is the same code (its content hash says so, and the
+    referee checks a frozen copy's hash before every start).  So a house bot's turn skips the
+    clearing, and the next other bot's turn still has one: a match against ``random`` clears
+    half as often, a field of house bots (``make run``) never."""
+    try:
+        spec = importlib.util.find_spec("sample_bots")
+        root = Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
+    except (ImportError, ValueError):
+        root = None
+    out = set()
+    for name in HOUSE_BOTS if root is not None else ():
+        try:
+            out.add(content_hash(root / name))
+        except (OSError, ValueError):
+            pass
+    return frozenset(out)
 
 
 _shared: tuple[int, Evictor] | None = None

@@ -96,10 +96,15 @@ def code_folder(pid: int | str) -> str:
     return ""
 
 
+#: Children of the test process when the test began (``conftest._no_child_left``): not the
+#: test's own (a server another module's fixture keeps, the same worker under pytest-xdist).
+CHILDREN_BEFORE: set[int] = set()
+
+
 def bot_processes(root: Path) -> list[str]:
-    """Processes of this test: children of this process (zombies included) or any
-    process whose working directory or sandboxed code folder is under ``root`` (where
-    the test's bots live)."""
+    """Processes of this test: children of this process started during the test (zombies
+    included) or any process whose working directory or sandboxed code folder is under
+    ``root`` (where the test's bots live)."""
     me, root_s = os.getpid(), str(root)
     out = []
     for pid in os.listdir("/proc"):
@@ -114,7 +119,7 @@ def bot_processes(root: Path) -> list[str]:
         if "multiprocessing.resource_tracker" in cmd:  # so does multiprocessing's, once worker
             continue  # processes ran in this test process (arena.play.executors.ProcessExecutor)
         code = code_folder(pid) if cwd == "/arena/bot" else ""
-        if ppid == me or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
+        if (ppid == me and int(pid) not in CHILDREN_BEFORE) or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
             out.append(f"pid {pid} ({state}) cwd={code or cwd or '?'}: {cmd}")
     return out
 

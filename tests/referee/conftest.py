@@ -21,6 +21,8 @@ import pytest
 from referee import evict, image
 from referee.sandbox import GUARDIAN_NAME
 
+from . import botkit
+
 DEFAULT_GUARD_S = 90
 
 
@@ -78,6 +80,7 @@ def _is_guardian(pid: str) -> bool:
 @pytest.fixture(autouse=True)
 def _no_child_left():
     before = _children()
+    botkit.CHILDREN_BEFORE = before  # another module's fixture's server (pytest-xdist mixes modules)
     yield
     deadline = time.monotonic() + 3
     while (left := _children() - before) and time.monotonic() < deadline:
