@@ -44,11 +44,12 @@ def start_once(isolate: bool) -> float:
         client.close()
 
 
-def match_once(limits: sandbox.Limits, boards: int) -> tuple[float, int]:
-    """A match of ``random`` against itself, ``boards`` classic boards under ``limits``:
-    (wall seconds, bot calls made).  Also used by bench/freeze_bench.py."""
-    a = Entrant("random-a", manifest=RANDOM)
-    b = Entrant("random-b", manifest=RANDOM)
+def match_once(limits: sandbox.Limits, boards: int, manifest=RANDOM) -> tuple[float, int]:
+    """A match of ``random`` (or ``manifest``) against itself, ``boards`` classic boards under
+    ``limits``: (wall seconds, bot calls made).  Also used by bench/freeze_bench.py and
+    bench/evict_bench.py."""
+    a = Entrant("random-a", manifest=manifest)
+    b = Entrant("random-b", manifest=manifest)
     config = MatchConfig(ruleset=RULESETS["classic"], limits=limits)
     t0 = time.perf_counter()
     results = play_match("bench", a, b, [make_board(11, k) for k in range(boards)], config)

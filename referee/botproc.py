@@ -237,10 +237,7 @@ class BotClient:
                         f"submitted (content hash {digest[:12]}, registered {self.content_hash[:12]}): refused; "
                         "submit the bot again as a new version")
             if self.limits.evict_caches and self.limits.isolate:  # a house bot's turn needs no clearing
-                try:
-                    self._house = content_hash_cached(self.manifest.folder) in evict.house_digests()
-                except (OSError, ValueError):
-                    self._house = False
+                self._house = evict.is_house(self.manifest.folder, self.content_hash)
             if self.manifest.packages_dir is not None and not (self.manifest.folder / self.manifest.packages_dir).is_dir():
                 raise BotStartError(
                     f"{self.manifest.key} names requirements ({self.manifest.requirements}) that are not installed "

@@ -138,7 +138,8 @@ class Evictor:
         self._shared: list[subprocess.Popen] = []
         for cpu, (private, shared) in (plan() if sizes is None else sizes).items():
             p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(private), str(shared)],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/")
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/",
+                                 start_new_session=True)  # a Ctrl-C is the arena's to handle: the helper ends with its stdin
             if p.stdout.read(1) == b"r":
                 self._helpers.append(p)
                 if shared:
@@ -205,6 +206,22 @@ def house_digests() -> frozenset[str]:
         except (OSError, ValueError):
             pass
     return frozenset(out)
+
+
+def is_house(folder: Path, registered: str | None) -> bool:
+    """Whether a bot is one of the arena's own (its turns need no clearing): ``folder`` is the
+    shipped ``sample_bots/NAME`` itself, or a frozen copy whose ``registered`` content hash (the
+    referee checks it before every start) is a house bot's.  Never a folder by its hash alone:
+    the hash leaves out ``*.pyc`` files, which Python would import (red team 38: a ``random``
+    folder plus a ``belote_arena_sdk.pyc`` passed as ``random``); a frozen copy holds none."""
+    try:
+        spec = importlib.util.find_spec("sample_bots")
+        root = Path(spec.submodule_search_locations[0]).resolve()
+        if folder.resolve().parent == root and folder.resolve().name in HOUSE_BOTS:
+            return True
+    except (ImportError, ValueError, TypeError, AttributeError, OSError):
+        pass
+    return registered is not None and registered in house_digests()
 
 
 _shared: tuple[int, Evictor] | None = None

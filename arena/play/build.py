@@ -39,6 +39,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +87,26 @@ class Build:
     packages: tuple[str, ...]
 
 
+#: Endings pip takes for a local archive when a file of that name exists (red team 38: `evil.zip`).
+_ARCHIVE_ENDINGS = (".zip", ".whl", ".tar", ".tgz", ".tbz", ".txz", ".gz", ".bz2", ".xz", ".egg")
+
+
+def _plain_requirement(line: str) -> bool:
+    """A PEP 508 requirement by name (``packaging``), no URL, no ``$`` (pip expands ``${VAR}``:
+    red team 38 turned `x${HOME}` into a folder of the bot and leaked variables), no name pip
+    could take for a local archive or folder (a dot first, an archive's ending)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if "$" in line:
+        return False
+    try:
+        req = Requirement(line)
+    except InvalidRequirement:
+        return False
+    name = req.name.lower()
+    return req.url is None and not name.startswith(".") and not name.endswith(_ARCHIVE_ENDINGS)
+
+
 def read_requirements(path: Path) -> list[str]:
     """The requirements of the file ``path``, one per line, comments and blank lines left out.
 
@@ -107,7 +128,7 @@ def read_requirements(path: Path) -> list[str]:
         line = line.split(" #", 1)[0].strip() if not line.lstrip().startswith("#") else ""
         if not line:
             continue
-        if not _REQUIREMENT.fullmatch(line):
+        if not _REQUIREMENT.fullmatch(line) or not _plain_requirement(line):
             raise BuildError(
                 f"{shown(path)}, line {number}: {shown(line)!r} is not a package requirement: the file may name "
                 "packages only (e.g. `numpy>=2`, `sortedcontainers==2.4.0`), without pip options, URLs or paths; for a "
@@ -148,18 +169,21 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
     # `python -m pip` would run a `pip/__main__.py` the bot shipped, on the host (red team 35)
     command = [sys.executable, "-I", "-m", "pip", "install", "--target", str(target), "--only-binary=:all:",
                "--no-compile", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
-               "--progress-bar", "off", "--requirement", str(requirements)]
+               "--progress-bar", "off", "--", *read_requirements(requirements)]
     env = dict(os.environ)
     if offline:
-        command += ["--no-index", "--find-links", str(wheels)]
+        command[command.index("--"):command.index("--")] = ["--no-index", "--find-links", str(wheels)]
         env = {k: v for k, v in env.items() if not k.startswith("PIP_")}
         env["PIP_CONFIG_FILE"] = os.devnull  # none of this machine's find-links or indexes
     source = "wheels" if offline else "index"
     where = (f"the wheels in its {WHEELS_DIR}/ folder (offline)" if offline
              else "the package index (no wheels/ folder in the bot)")
     try:
-        pip = subprocess.run(command, cwd=copy, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             timeout=timeout_s)
+        # each requirement an argument (no `-r`: pip would expand ${VAR} in the file), from an empty
+        # folder: a name never resolves to a file or folder of the bot, which pip would build (red team 38)
+        with tempfile.TemporaryDirectory(prefix="belote-pip-") as empty:
+            pip = subprocess.run(command, cwd=empty, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                 text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise BuildError(f"{manifest.key}: installing its requirements ({manifest.requirements}) from {where} took "
                          f"more than {timeout_s:.0f} s (a slow or unreachable package index?): ship the wheels in "

@@ -165,6 +165,10 @@ def test_requirements_that_fail_to_install_are_refused_with_pips_lines(tmp_path)
     ("-r ../../secrets.txt", "not a package requirement"),
     ("colver @ https://example.invalid/colver.whl", "not a package requirement"),
     ("./vendor/colver", "not a package requirement"),
+    # red team 38: pip built a source archive or folder of the bot's own, running its code on the host
+    ("evil.zip", "not a package requirement"),
+    ("evil.tar.gz", "not a package requirement"),
+    ("x${HOME}", "not a package requirement"),  # pip expands it: a folder of the bot, or a secret leaked
 ])
 def test_a_requirements_file_names_packages_only(tmp_path, line, why):
     path = tmp_path / "requirements.txt"

@@ -23,9 +23,11 @@ import time
 import pytest
 
 from referee import evict, sandbox
+from referee.manifest import load_manifest
+from referee.match import Entrant
 from referee.sandbox import Limits
 
-from .botkit import entrant, install_call_log
+from .botkit import SAMPLE_BOTS, entrant, install_call_log
 from .test_match import decisions_of, play
 
 # alone (make test runs it after the parallel part): it times cache lines against a control
@@ -213,11 +215,13 @@ def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_pa
     after a clearing of the caches, and so may a decision played without a call (it costs what a
     call does); a house bot's calls do not (``greedy`` as the arena ships it: code that times no
     cache line, ``referee.evict.house_digests``); none in the control (``evict_caches`` off, as
-    only tests set it).  The visitor is ``heuristic`` under another name: another bot's code."""
+    only tests set it).  The visitor is a copy of ``greedy`` played from a folder of its own."""
     log = install_call_log(monkeypatch)
     cleared = evict.shared()
     before = cleared.count
-    visitor, house = entrant(tmp_path, "heuristic", name="visitor"), entrant(tmp_path, "greedy")
+    # the visitor: played from a folder, not the shipped one (its hash alone grants nothing: red team 38)
+    visitor = entrant(tmp_path, "greedy", name="visitor")
+    house = Entrant(key="greedy@1.0.0", manifest=load_manifest(SAMPLE_BOTS / "greedy"))
     results = play(tmp_path, visitor, house, 2, limits=Limits(evict_caches=evict_caches))
     calls = {key: sum(e[:2] == ("decide", key) for e in log.events) for key in (visitor.key, house.key)}
     unasked = sum(d.ms == 0 and d.fault is None for r in results for d in decisions_of(r, visitor.key))
@@ -227,3 +231,22 @@ def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_pa
             (cleared.count - before, calls, unasked)
     else:
         assert cleared.count == before
+
+
+def test_a_copy_of_a_house_bot_passes_as_one_only_when_frozen(tmp_path):
+    """Red team 38: a byte-for-byte copy of ``random`` plus a ``belote_arena_sdk.pyc`` (left out of
+    the content hash, imported by Python first) had ``random``'s hash, skipped the clearing and
+    read 13-16 of 122 partner hands.  A folder played in place is a house bot only if it is the
+    shipped one; a frozen copy (which holds no ``.pyc``) by its registered hash."""
+    from referee.manifest import content_hash
+
+    shipped = SAMPLE_BOTS / "random"
+    copy = tmp_path / "random"
+    shutil.copytree(shipped, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "belote_arena_sdk.pyc").write_bytes(b"not what it seems")
+    digest = content_hash(copy)
+    assert digest == content_hash(shipped)  # the hash cannot tell them apart ...
+    assert not evict.is_house(copy, None)  # ... so a folder's hash grants nothing
+    assert evict.is_house(shipped, None)
+    assert evict.is_house(copy, digest)  # as a frozen copy registered with that hash (submit drops .pyc)
+    assert not evict.is_house(copy, content_hash(SAMPLE_BOTS / "heuristic") + "0")
