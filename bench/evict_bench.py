@@ -3,7 +3,7 @@
 Run: ``python bench/evict_bench.py [--boards N] [--rounds R]``.
 
 A duplicate match of a copy of ``sample_bots/random`` under another name (a visitor: the
-arena's own bots are thawed without a clearing, ``referee.evict.house_digests``) against
+arena's own bots are thawed without a clearing, ``referee.evict.is_house``) against
 itself (8 sandboxed bot processes, frozen between decisions) over ``--boards`` boards, with
 the caches cleared before each thaw (``Limits(evict_caches=True)``, the default) and
 without, alternating for ``--rounds`` rounds; then ``random`` itself, as shipped (no

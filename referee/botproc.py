@@ -157,7 +157,7 @@ class BotClient:
     _sandbox: sandbox.Sandboxed | None = None
     _freezer: sandbox.Freezer | None = None
     _evictor: evict.Evictor | None = None
-    _house = False  # the bot is one of the arena's own (referee.evict.house_digests): its turns need no clearing
+    _house = False  # the bot is one of the arena's own (referee.evict.is_house): its turns need no clearing
     last_clear_s: float = 0.0
     """Seconds the last :meth:`decide_async` spent clearing the caches (part of :attr:`last_thaw_s`)."""
     last_thaw_s: float = 0.0
@@ -543,9 +543,10 @@ class BotClient:
 
     def clear_caches(self) -> float:
         """Clear the CPU caches as before this bot's turn (:mod:`referee.evict`; a sandboxed bot
-        frozen between decisions with ``limits.evict_caches``, unless it is a house bot:
-        :func:`referee.evict.house_digests`); returns the seconds it took (0: nothing to clear).  The referee also calls it for a decision it plays without a call,
-        so that such a decision costs the time an asked one does.
+        frozen between decisions with ``limits.evict_caches``, unless a house bot:
+        :func:`referee.evict.is_house`); returns the seconds it took (0: nothing to clear).  The
+        referee also calls it for a decision it plays without a call, so that such a decision
+        costs the time an asked one does.
 
         Raises:
             OSError: a helper is gone.

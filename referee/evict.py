@@ -17,7 +17,7 @@ shared one is cleared there too.
 The cost is the time of those reads, counted as the referee's time, never the bot's: ~2-7 ms
 a decision with a 32 MiB L3, ~26 ms with a 105 MiB one on a quiet machine, 100 ms and more
 under load (bench/RESULTS.md).  Only a bot that could time its reads needs it: the arena's own
-bots (:func:`house_digests`) are thawed without one.
+bots (:func:`is_house`) are thawed without one.
 """
 
 from __future__ import annotations
@@ -179,47 +179,50 @@ class Evictor:
 
 
 #: The arena's own bots (``sample_bots/NAME``), pure Python, built by no one: code that times no
-#: cache line.  A bot whose code is exactly one of them is thawed without a clearing.
+#: cache line: thawed without a clearing (:func:`is_house`).
 HOUSE_BOTS = ("random", "greedy", "heuristic", "expert")
+
+
+@functools.lru_cache(maxsize=1)
+def _house_folders() -> tuple[Path, ...]:
+    """The shipped folders of :data:`HOUSE_BOTS` (resolved), none where ``sample_bots`` is not found."""
+    try:
+        spec = importlib.util.find_spec("sample_bots")
+        root = Path(spec.submodule_search_locations[0]).resolve()
+    except (ImportError, ValueError, TypeError, AttributeError, OSError):
+        return ()
+    return tuple(root / name for name in HOUSE_BOTS)
 
 
 @functools.lru_cache(maxsize=1)
 def house_digests() -> frozenset[str]:
     """Content hashes (:func:`referee.manifest.content_hash`) of :data:`HOUSE_BOTS` as this arena
-    ships them, computed once per process (~10 ms).
-
-    The clearing protects the bot about to run from what the previous one left: it is needed
-    only where that bot could look (time its reads).  A house bot's code is known and never
-    does; a copy of it, byte for byte, is the same code (its content hash says so, and the
-    referee checks a frozen copy's hash before every start).  So a house bot's turn skips the
-    clearing, and the next other bot's turn still has one: a match against ``random`` clears
-    half as often, a field of house bots (``make run``) never."""
-    try:
-        spec = importlib.util.find_spec("sample_bots")
-        root = Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
-    except (ImportError, ValueError):
-        root = None
+    ships them, computed once per process (~10 ms)."""
     out = set()
-    for name in HOUSE_BOTS if root is not None else ():
+    for folder in _house_folders():
         try:
-            out.add(content_hash(root / name))
+            out.add(content_hash(folder))
         except (OSError, ValueError):
             pass
     return frozenset(out)
 
 
 def is_house(folder: Path, registered: str | None) -> bool:
-    """Whether a bot is one of the arena's own (its turns need no clearing): ``folder`` is the
+    """Whether a bot is one of the arena's own, whose turns need no clearing: ``folder`` is the
     shipped ``sample_bots/NAME`` itself, or a frozen copy whose ``registered`` content hash (the
-    referee checks it before every start) is a house bot's.  Never a folder by its hash alone:
-    the hash leaves out ``*.pyc`` files, which Python would import (red team 38: a ``random``
-    folder plus a ``belote_arena_sdk.pyc`` passed as ``random``); a frozen copy holds none."""
+    referee checks it before every start) is a house bot's.
+
+    The clearing protects the bot about to run from what the previous one left: it is needed
+    only where that bot could look (time its reads).  A house bot's code is known and never
+    does, so its turns skip it and the next other bot's turn still has one: a match against
+    ``random`` clears half as often, a field of house bots (``make run``) never.  Never a folder
+    by its hash alone: the hash leaves out ``*.pyc`` files, which Python would import (red team
+    38: a ``random`` folder plus a ``belote_arena_sdk.pyc`` passed as ``random``); a frozen copy
+    holds none."""
     try:
-        spec = importlib.util.find_spec("sample_bots")
-        root = Path(spec.submodule_search_locations[0]).resolve()
-        if folder.resolve().parent == root and folder.resolve().name in HOUSE_BOTS:
+        if folder.resolve() in _house_folders():
             return True
-    except (ImportError, ValueError, TypeError, AttributeError, OSError):
+    except OSError:
         pass
     return registered is not None and registered in house_digests()
 

@@ -26,7 +26,10 @@ Only wheels are installed (``--only-binary=:all:``): installing a wheel runs non
 while building a source distribution would run its setup code here, outside the sandbox. The
 requirements file may hold package requirements only (``name[extra]>=1.0; marker``), comments
 and blank lines: no pip options, URLs or paths (they could reach files or hosts of the arena's
-machine); :func:`read_requirements` says which line is refused.
+machine), nor a name pip could take for an archive or folder of the bot, nor ``$`` (pip
+expands ``${VAR}``); :func:`read_requirements` says which line is refused.  pip gets each
+requirement as an argument, runs isolated (``-I``) from an empty folder: nothing of the bot's
+folder is ever run on the host (red teams 35 and 38).
 """
 
 from __future__ import annotations
@@ -152,27 +155,27 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
             than ``timeout_s`` seconds.
     """
     assert manifest.requirements is not None
-    copy = Path(copy).resolve()  # pip runs in the copy: a relative path (the default --db's) would not resolve
+    copy = Path(copy).resolve()  # pip runs elsewhere: a relative path (the default --db's) would not resolve
     if Path(manifest.requirements).name == NODE_REQUIREMENTS:
         return install_node_packages(copy, manifest, timeout_s=timeout_s)
     target = copy / PACKAGES_DIR
     if os.path.lexists(target):
         raise BuildError(f"{manifest.key}: its folder holds {PACKAGES_DIR}/, where `arena bots submit` installs "
                          f"the packages of its requirements ({manifest.requirements}): remove or rename it")
-    requirements = copy / manifest.requirements
-    if not read_requirements(requirements):
+    names = read_requirements(copy / manifest.requirements)
+    if not names:
         raise BuildError(f"{manifest.key}: {manifest.requirements} names no package: name them, or remove "
                          "`requirements` from bot.toml")
     wheels = copy / WHEELS_DIR
     offline = wheels.is_dir() and not wheels.is_symlink()
-    # -I: pip runs isolated, never a module of the bot's copy (its cwd) nor the PYTHON* environment;
-    # `python -m pip` would run a `pip/__main__.py` the bot shipped, on the host (red team 35)
+    # -I: pip runs isolated, never a module of the bot's copy nor the PYTHON* environment;
+    # `python -m pip` in the copy would run a `pip/__main__.py` the bot shipped, on the host (red team 35)
     command = [sys.executable, "-I", "-m", "pip", "install", "--target", str(target), "--only-binary=:all:",
                "--no-compile", "--no-input", "--disable-pip-version-check", "--no-warn-script-location",
-               "--progress-bar", "off", "--", *read_requirements(requirements)]
+               "--progress-bar", "off"]
     env = dict(os.environ)
     if offline:
-        command[command.index("--"):command.index("--")] = ["--no-index", "--find-links", str(wheels)]
+        command += ["--no-index", "--find-links", str(wheels)]
         env = {k: v for k, v in env.items() if not k.startswith("PIP_")}
         env["PIP_CONFIG_FILE"] = os.devnull  # none of this machine's find-links or indexes
     source = "wheels" if offline else "index"
@@ -182,7 +185,7 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
         # each requirement an argument (no `-r`: pip would expand ${VAR} in the file), from an empty
         # folder: a name never resolves to a file or folder of the bot, which pip would build (red team 38)
         with tempfile.TemporaryDirectory(prefix="belote-pip-") as empty:
-            pip = subprocess.run(command, cwd=empty, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+            pip = subprocess.run([*command, "--", *names], cwd=empty, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                                  text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise BuildError(f"{manifest.key}: installing its requirements ({manifest.requirements}) from {where} took "

@@ -119,7 +119,8 @@ def bot_processes(root: Path) -> list[str]:
         if "multiprocessing.resource_tracker" in cmd:  # so does multiprocessing's, once worker
             continue  # processes ran in this test process (arena.play.executors.ProcessExecutor)
         code = code_folder(pid) if cwd == "/arena/bot" else ""
-        if (ppid == me and int(pid) not in CHILDREN_BEFORE) or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
+        ours = ppid == me and int(pid) not in CHILDREN_BEFORE
+        if ours or any(p == root_s or p.startswith(root_s + os.sep) for p in (cwd, code)):
             out.append(f"pid {pid} ({state}) cwd={code or cwd or '?'}: {cmd}")
     return out
 

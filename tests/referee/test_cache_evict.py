@@ -214,7 +214,7 @@ def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_pa
     """In a match (sandboxed bots, frozen between decisions), each call to a visiting bot comes
     after a clearing of the caches, and so may a decision played without a call (it costs what a
     call does); a house bot's calls do not (``greedy`` as the arena ships it: code that times no
-    cache line, ``referee.evict.house_digests``); none in the control (``evict_caches`` off, as
+    cache line, ``referee.evict.is_house``); none in the control (``evict_caches`` off, as
     only tests set it).  The visitor is a copy of ``greedy`` played from a folder of its own."""
     log = install_call_log(monkeypatch)
     cleared = evict.shared()
