@@ -88,6 +88,7 @@ def _hashes(paths) -> dict[str, str]:
 
 
 @pytest.mark.alone  # the seed bot's brute force must fit the conformance check's 1000 ms deadline
+@pytest.mark.guard(180)  # two conformance checks (~25 s each on a quiet machine) and a tournament
 def test_bots_cannot_touch_the_arena_or_learn_its_seed(tmp_path, monkeypatch):
     """Code theft and tampering, and the seed of a tournament (issue 9): an attack bot tries to read and
     write the other entrant's frozen copy, the DuckDB file, the project tree (referee/, arena/,

@@ -30,10 +30,6 @@ class GuardTimeout(Exception):
     """A referee test ran past its guard."""
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "guard(seconds): time limit of a referee test (default 90 s)")
-
-
 @pytest.fixture(autouse=True)
 def _time_guard(request):
     marker = request.node.get_closest_marker("guard")
