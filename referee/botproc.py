@@ -254,6 +254,11 @@ class BotClient:
                 folder = sandbox.CODE_DIR if self.limits.isolate else str(self.manifest.folder)
                 bot_command[0] = os.path.join(folder, bot_command[0])
             if self.limits.isolate:
+                if self.limits.evict_caches and not self._house:  # its start-up reads no line of a bot before it
+                    try:
+                        evict.shared().evict()
+                    except OSError as e:
+                        raise BotStartError(f"{self.name}: cannot clear the CPU caches before it starts: {e}") from None
                 sock = self._start_sandboxed(bot_command)
             else:
                 sock = self._start_unisolated(bot_command)
@@ -532,8 +537,10 @@ class BotClient:
                 self._freezer.freeze()
 
     def end_match(self, request: pb.EndMatchRequest, timeout_s: float = 1.0) -> None:
-        """``EndMatch``, the bot thawed for good first (it is about to be stopped)."""
+        """``EndMatch``, the bot thawed for good first (it is about to be stopped), after the CPU
+        caches are cleared as before a turn (:meth:`clear_caches`)."""
         if self._freezer is not None:
+            self.clear_caches()
             self._freezer.release()
         self.stub.EndMatch(request, timeout=timeout_s)
 

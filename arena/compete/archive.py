@@ -159,6 +159,8 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
     stream = _Capped(gzip.GzipFile(fileobj=io.BytesIO(data)), cap, why)
     files = folders = size = 0
     seen: set[PurePosixPath] = set()
+    regular: set[PurePosixPath] = set()  # the files' paths, and every folder above a path, so far
+    above: set[PurePosixPath] = set()
     top_manifest = False
     try:
         with tarfile.open(fileobj=stream, mode="r|") as tar:  # read a record (10 KiB) at a time
@@ -175,6 +177,12 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
                 if norm in seen:
                     raise ArchiveError(f"the archive holds {shown(member.name)!r} twice: pack each file once")
                 seen.add(norm)
+                if any(p in regular for p in norm.parents) or (not member.isdir() and norm in above):
+                    raise ArchiveError(f"the archive holds {shown(member.name)!r} as a file and as a folder (a path "
+                                       "inside a file, or a file where a folder is): pack each path once")
+                if member.isreg():
+                    regular.add(norm)
+                above.update(norm.parents)
                 files += member.isreg()
                 folders += member.isdir()
                 size += member.size if member.isreg() else 0
@@ -209,14 +217,20 @@ def extract(archive: Path, dest: Path, limits: ArchiveLimits = ArchiveLimits()) 
     paths or modes beyond the owner's rwx and everyone's r-x).
 
     Raises:
-        ArchiveError: as :func:`check_archive`.
-        OSError: ``dest`` exists or cannot be written.
+        ArchiveError: as :func:`check_archive`; or the data filter refused a member, or a
+            member's path could not be made as the archive shapes it (a path inside a file).
+        OSError: ``dest`` exists or cannot be written (the server's fault, not the archive's).
     """
     data = archive.read_bytes()
     summary = check_archive(data, limits)
     dest.mkdir(mode=0o700)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(dest, filter="data")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            tar.extractall(dest, filter="data")
+    except (tarfile.FilterError, NotADirectoryError, IsADirectoryError, FileExistsError) as e:
+        raise ArchiveError(f"the archive could not be unpacked as it is shaped ({type(e).__name__}: "
+                           f"{shown(str(e).replace(str(dest), 'the bot folder'))}): pack the bot's folder with "
+                           "`arena remote submit FOLDER`") from None
     return summary
 
 

@@ -141,8 +141,11 @@ class Intake:
         count = self._failures.get(version.id, (0, 0.0))[0] + 1
         self._failures[version.id] = (count, time.monotonic() + RETRY_S)
         if count >= MAX_SERVER_FAILURES:
+            hub = self.hub
+            shown = _hide_paths(str(error), {hub.work / str(version.id): "the archive", hub.bots_root: "the frozen copies",
+                                             hub.root: "the competition's folder", hub.db.parent: "the server's folder"})
             reason = (f"the server failed to check this upload {count} times ({type(error).__name__}: "
-                      f"{printable(str(error), 200)}): not your bot's fault; the organiser's log has the details")
+                      f"{printable(shown, 200)}): not your bot's fault; the organiser's log has the details")
             try:
                 self.hub.run(lambda s: s.set_version(version.id, "rejected", reason=reason))
             except Exception:

@@ -71,6 +71,12 @@ _NPM_SPEC = re.compile(r"^[0-9A-Za-z.*^~<>=|\s+-]*$")
 _DEPENDENCY_FIELDS = ("dependencies", "optionalDependencies", "devDependencies", "peerDependencies")
 # a registry version, exactly (semver 2.0): what a lock entry's "version" must be
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
+# a package name of the npm registry (optional @scope/, URL-safe, no leading dot or underscore;
+# upper case for the old packages that have it, e.g. JSONStream): what a lock entry's path and
+# "name" must name
+_NPM_NAME = re.compile(r"(?:@[A-Za-z0-9-~][A-Za-z0-9-._~]*/)?[A-Za-z0-9-~][A-Za-z0-9-._~]*")
+# the tarball's subresource-integrity digest npm checks before unpacking it
+_INTEGRITY = re.compile(r"sha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2}(?: sha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2})*")
 #: Largest package.json and package-lock.json read, bytes.
 MAX_PACKAGE_JSON_BYTES = 1024 * 1024
 MAX_LOCK_BYTES = 8 * 1024 * 1024
@@ -223,9 +229,12 @@ def _load_json(path: Path, what: str, limit: int) -> dict:
 def check_node_packages(copy: Path, manifest: Manifest) -> None:
     """Refuse a Node.js build that could read the arena machine's files or reach other hosts:
     ``package.json`` at the top of the folder, without ``workspaces`` or ``overrides``, every
-    dependency a registry version or range; ``package-lock.json`` beside it (version 2 or 3)
-    with every package under ``node_modules/``, resolved from :data:`NPM_REGISTRY` and none a
-    link; no ``.npmrc`` (npm would read its settings: another registry) nor shrinkwrap.
+    dependency a registry name and a version or range; ``package-lock.json`` beside it (version
+    2 or 3) with every package under ``node_modules/`` by a registry name (its path's and its
+    ``name``), an exact version, an ``integrity`` digest, resolved (if it says) from
+    :data:`NPM_REGISTRY`, and none a link; no ``.npmrc`` (npm would read its settings: another
+    registry) nor shrinkwrap.  (Red teams 27 and 38: without ``resolved`` npm fetches
+    ``name@version``, so a name or version that is a path, git or URL spec fetched anything.)
 
     Raises:
         BuildError: naming the field, package or entry refused, and what to do.
@@ -247,6 +256,9 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
         if not isinstance(deps, dict):
             raise BuildError(f"{NODE_REQUIREMENTS}: {field} is not an object of package names and versions")
         for name, spec in deps.items():
+            if not _is_npm_name(name):
+                raise BuildError(f"{NODE_REQUIREMENTS}: {field} names {shown(str(name))!r}, not a package name of "
+                                 "the npm registry (lower case, e.g. \"@grpc/grpc-js\")")
             if not isinstance(spec, str) or not _NPM_SPEC.fullmatch(spec):
                 raise BuildError(
                     f"{NODE_REQUIREMENTS}: {field} {shown(str(name))!r} is {shown(str(spec))!r}: a bot's packages come "
@@ -264,24 +276,54 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
     for key, entry in lock["packages"].items():
         if key == "":
             continue
-        if not isinstance(key, str) or not key.startswith(NODE_MODULES + "/") or ".." in key.split("/"):
+        if not isinstance(key, str) or _lock_path_names(key) is None:
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} is not a package under {NODE_MODULES}/ (a workspace "
                              "or a folder): a bot's packages come from the npm registry only")
         if not isinstance(entry, dict) or entry.get("link"):
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} is a link to a folder, not a package of the registry")
+        name = entry.get("name", _lock_path_names(key)[-1])  # "name": what an alias installs under the path's name
+        if not _is_npm_name(name):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} names {shown(str(name))!r}, not a package name of the "
+                             "npm registry: a bot's packages come from the npm registry only")
         resolved = entry.get("resolved")
-        if resolved is not None and (not isinstance(resolved, str) or not resolved.startswith(registry)):
+        if resolved is not None and (not isinstance(resolved, str) or not resolved.startswith(f"{registry}{name}/-/")):
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} resolves to {shown(str(resolved))!r}: a bot's packages "
                              f"come from the npm registry ({registry}) only")
         version = entry.get("version")  # without "resolved", npm fetches name@version: a spec of any source
         if not isinstance(version, str) or not _SEMVER.fullmatch(version):
             raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} has version {shown(str(version))!r}: a locked package "
                              "is a version of the npm registry (e.g. \"1.14.3\"), no file:, git or URL source")
+        integrity = entry.get("integrity")
+        if not entry.get("inBundle") and (not isinstance(integrity, str) or not _INTEGRITY.fullmatch(integrity)):
+            raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} has integrity {shown(str(integrity))!r}: every locked "
+                             "package carries the digest of its tarball (\"sha512-...\"), as npm writes it; make the "
+                             "lock again with `npm install --package-lock-only --ignore-scripts`")
         for field in _DEPENDENCY_FIELDS:
             deps = entry.get(field, {})
             if not isinstance(deps, dict) or not all(isinstance(v, str) and _NPM_SPEC.fullmatch(v) for v in deps.values()):
                 raise BuildError(f"{NODE_LOCK}: {shown(str(key))!r} has {field} that are not registry versions or "
                                  "ranges: a bot's packages come from the npm registry only")
+
+
+def _is_npm_name(name: object) -> bool:
+    return isinstance(name, str) and len(name) <= 214 and _NPM_NAME.fullmatch(name) is not None
+
+
+def _lock_path_names(key: str) -> list[str] | None:
+    """The package names along a lock entry's path (``node_modules/a/node_modules/@s/b``:
+    ``["a", "@s/b"]``), or None when it is not such a path of registry names (a workspace, a
+    folder, ``..``)."""
+    parts, names = key.split("/"), []
+    while parts:
+        if parts[0] != NODE_MODULES or len(parts) < 2:
+            return None
+        take = 3 if parts[1].startswith("@") else 2
+        name = "/".join(parts[1:take])
+        if len(parts) < take or not _is_npm_name(name):
+            return None
+        names.append(name)
+        parts = parts[take:]
+    return names or None
 
 
 def install_node_packages(copy: Path, manifest: Manifest, *, timeout_s: float = BUILD_TIMEOUT_S) -> Build:

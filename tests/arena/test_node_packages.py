@@ -134,3 +134,46 @@ def test_a_huge_package_json_is_refused_unparsed(tmp_path):
     (bot / "package.json").write_text('{"x": [' + ",".join(["{}"] * 600_000) + "]}")
     with pytest.raises(BuildError, match=r"package.json is larger than 1024 KiB"):
         check_node_packages(bot, load_manifest(bot))
+
+
+@pytest.mark.parametrize("key,entry,message", [
+    # red team 38: npm fetched a lock entry's "name"@version, whatever the name said
+    ("node_modules/x", {"name": "x@http://127.0.0.1:9/x.tgz#", "version": "1.0.0"},
+     "'node_modules/x' names 'x@http://127.0.0.1:9/x.tgz#', not a package name of the npm registry"),
+    ("node_modules/x", {"name": "file:/etc", "version": "1.0.0"}, "names 'file:/etc', not a package name"),
+    ("node_modules/x/node_modules/y:z", {"version": "1.0.0"}, "is not a package under node_modules/"),
+    ("node_modules/.x", {"version": "1.0.0"}, "is not a package under node_modules/"),
+    ("node_modules/@s", {"version": "1.0.0"}, "is not a package under node_modules/"),
+    ("node_modules/x/lib", {"version": "1.0.0"}, "is not a package under node_modules/"),
+    # a registry package's tarball, resolved under another package's name
+    ("node_modules/x", {"version": "1.0.0", "resolved": "https://registry.npmjs.org/evil/-/evil-1.0.0.tgz"},
+     "resolves to 'https://registry.npmjs.org/evil/-/evil-1.0.0.tgz'"),
+    ("node_modules/x", {"version": "1.0.0"}, "'node_modules/x' has integrity 'None': every locked package carries"),
+    ("node_modules/x", {"version": "1.0.0", "integrity": "md5-x y"}, "has integrity 'md5-x y'"),
+])
+def test_a_lock_entry_names_a_registry_package_with_its_digest(tmp_path, key, entry, message):
+    """RULES.md has no say here; SECURITY.md "The build": every locked package is a registry
+    name at an exact version with its tarball's digest, or npm fetches a spec of any source."""
+    bot = node_bot(tmp_path)
+    edit_json(bot / "package-lock.json", lambda d: d["packages"].__setitem__(key, entry))
+    with pytest.raises(BuildError, match=re.escape(message)):
+        check_node_packages(bot, load_manifest(bot))
+
+
+def test_an_alias_and_a_bundled_package_pass(tmp_path):
+    """What npm itself writes passes: an alias (``"name"`` another registry package) with its
+    registry tarball, and a package bundled in its parent's tarball (no digest of its own)."""
+    bot = node_bot(tmp_path)
+    good = {"node_modules/alias": {"name": "@scope/real", "version": "2.0.1", "integrity": "sha512-AAAA==",
+                                   "resolved": "https://registry.npmjs.org/@scope/real/-/real-2.0.1.tgz"},
+            "node_modules/alias/node_modules/inner": {"version": "0.1.0", "inBundle": True},
+            "node_modules/JSONStream": {"version": "1.3.5", "integrity": "sha1-MgjB8I06TZkmGrZPkjArwV4RHKA="}}
+    edit_json(bot / "package-lock.json", lambda d: d["packages"].update(good))
+    check_node_packages(bot, load_manifest(bot))
+
+
+def test_a_dependency_name_that_is_not_a_registry_name_is_refused(tmp_path):
+    bot = node_bot(tmp_path)
+    edit_json(bot / "package.json", lambda d: d["dependencies"].__setitem__("../x", "1.0.0"))
+    with pytest.raises(BuildError, match=re.escape("dependencies names '../x', not a package name of the npm registry")):
+        check_node_packages(bot, load_manifest(bot))

@@ -73,6 +73,9 @@ BAD = {
                             "unexpected end of data"),
     "no manifest": (lambda: tgz((entry("bot.py"), b"print()"), manifest=False), "no bot.toml"),
     "twice the same name": (lambda: tgz((entry("a.py"), b"1"), (entry("./a.py"), b"2")), "twice"),
+    # red team 38: a file, then a path inside it: the extraction failed, blamed on the server
+    "a path inside a file": (lambda: tgz((entry("a"), b"1"), (entry("a/b"), b"2")), "as a file and as a folder"),
+    "a file where a folder was": (lambda: tgz((entry("a/b"), b"1"), (entry("a"), b"2")), "as a file and as a folder"),
     "control character": (lambda: tgz((entry("a\x1b[31m.py"), b"1")), "control or format"),
     "compressed too large": (lambda: tgz((entry("noise"), os.urandom(70_000))), "over the competition's"),
 }
