@@ -26,6 +26,9 @@ from .base import (
     RulesetName,
     MAX_SEED,
     _play_settings,
+    _parse_options,
+    _options_text,
+    OptionOption,
     _limits,
     command,
     fail,
@@ -52,6 +55,7 @@ def sprt(
     max_boards: Annotated[int, typer.Option(min=1, max=100_000, help="board pairs after which it stops undecided")] = 2000,
     name: Annotated[str | None, typer.Option(help="test name (default: sprt-A-B-ELO0-ELO1); rerun to resume")] = None,
     ruleset: Annotated[RulesetName, typer.Option(help="rule system (RULES.md)")] = RulesetName.classic,
+    option: OptionOption = None,
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="board set seed: NOT secret (default: 256 random bits, secret)",
         show_default=False)] = None,
@@ -75,10 +79,13 @@ def sprt(
     BETA; board-pair W/D/L, generalized SPRT (README, "Deciding with the fewest
     boards").  The board pairs are stored as a tournament of the test's name;
     rerunning the same command resumes it, or prints its stored decision.
+    Both bots are in every board pair, so it plays one table at a time (no
+    entrant in two tables at once: SECURITY.md); there is no --workers.
     With --deals FILE the board pairs are the file's boards (give --max-boards no more
     than it holds).
     """
     isolate = not no_isolate
+    chosen = _parse_options(option)
     from referee.manifest import load_manifest
 
     from ..stats import sprt as sp
@@ -97,7 +104,7 @@ def sprt(
     log_dir = _logs_folder(logs)
     store = open_store(db)
     try:
-        rs = get_ruleset(ruleset.value)
+        rs = get_ruleset(ruleset.value, **chosen)
         picked = [sp.resolve_bot(spec, store.list_bots()) for spec in (bot_a, bot_b)]
         manifests = [load_manifest(x if kind == "folder" else x.path) for kind, x in picked]
         keys = [m.key for m in manifests]
@@ -123,6 +130,12 @@ def sprt(
             raise fail(f"{test!r} is the name of a tournament, not a test: choose another --name")
         if existing is not None and existing.ruleset != rs.name:
             raise fail(f"test {test!r} plays {existing.ruleset}; leave --ruleset out to resume it")
+        if existing is not None:
+            stored_options = existing.variant_options
+            if any(stored_options.get(k) != ("on" if v else "off") for k, v in chosen.items()):
+                raise fail(f"test {test!r} plays with options {_options_text(stored_options) or 'none'} "
+                           "(RULES.md §6.4), fixed once it is created: leave --option out to resume it")
+            rs = existing.resolved_ruleset()
         suite = deal_suite(store, test, existing, deals, rs, max_boards, "--max-boards", "--name")
         given = {"decision_ms": decision_ms, "max_faults": max_faults, "cpu_s": cpu_s, "memory_mib": memory_mib,
                  "time_bank_ms": time_bank_ms, "time_increment_ms": time_increment_ms}
@@ -140,7 +153,9 @@ def sprt(
                 keep_deal_suite(store, test, suite, max_boards)
         if stored_settings is None:
             store.set_play_settings(test, play)
-        console.print(f"test [bold]{escape(test)}[/]: {keys[0]} against {keys[1]}, {rs.name}; "
+        opts = _options_text(store.get_tournament(test).variant_options)
+        console.print(f"test [bold]{escape(test)}[/]: {keys[0]} against {keys[1]}, {rs.name}"
+                      + (f" ({opts})" if opts else "") + "; "
                       f"H0 Elo {elo0:g}, H1 Elo {elo1:g}, alpha {alpha:g}, beta {beta:g}, "
                       f"at most {max_boards} board pairs" + (" (decided before: stored result)" if decided else ""),
                       highlight=False)
@@ -184,12 +199,13 @@ def sprt(
                     err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
 
             state = sp.run_test(store, test, keys[0], keys[1], settings, play, on_update=on_update)
+        stored_pairs = sp.load(store, test)["board_pairs_stored"]
     except (ValueError, ManifestError, SubmitError, tour.TournamentError, StoreError) as e:
         raise fail(str(e)) from None
     finally:
         store.close()
-    resume = command("sprt", bot_a, bot_b, *(("--name", test) if name else ()), *(("--logs", logs) if logs else ()),
-                     *(("--no-isolate",) if no_isolate else ()), *(("--weak-limits",) if weak_limits else ()), db=db)
+    resume = resume_command(bot_a, bot_b, settings, name=name, logs=logs, no_isolate=no_isolate,
+                            weak_limits=weak_limits, db=db)
     if state.decision is None:
         err.print(f"interrupted after {state.board_pairs} board pairs, undecided. Resume with: {resume}", markup=False,
                   highlight=False)
@@ -199,6 +215,10 @@ def sprt(
                    f"(about {elo0:g} Elo or less)",
              "inconclusive": f"no decision after {max_boards} board pairs (--max-boards)"}[state.decision]
     console.print(f"[bold]{escape(words)}[/]", highlight=False)
+    if stored_pairs > state.board_pairs:
+        extra = stored_pairs - state.board_pairs
+        console.print(f"{extra} board pair{'s' if extra > 1 else ''} played past the decision (its block's rest) "
+                      "stored, not counted: in no rating either", highlight=False)
     console.print(f"board pairs: {state.board_pairs} (W-D-L {state.wins}-{state.draws}-{state.losses}); "
                   f"LLR {state.llr:+.2f}, bounds {state.lower:.2f} / {state.upper:.2f}; "
                   f"Elo {keys[0]} - {keys[1]}: {_signed(state.elo)} (95% CI {_signed(state.elo_low)} to "
@@ -206,6 +226,20 @@ def sprt(
                   + ("; biased away from the bound crossed: read the decision)" if state.decision != "inconclusive"
                      else ")"),
                   highlight=False)
+
+
+def resume_command(bot_a: str, bot_b: str, settings, *, name: str | None = None, logs: Path | None = None,
+                   no_isolate: bool = False, weak_limits: bool = False, db: Path = DEFAULT_DB) -> str:
+    """The command that resumes a test, whole: the bots, every setting a resume compares
+    (``settings``, an :class:`arena.stats.sprt.SprtSettings`; those at their defaults left
+    out), which the default test name is also made of, and the flags of how it was run.
+    The ruleset, options and play settings are the test's own (stored): not repeated."""
+    given = [(flag, value) for flag, value, default in (
+        ("--elo0", settings.elo0, 0.0), ("--elo1", settings.elo1, 50.0), ("--alpha", settings.alpha, 0.05),
+        ("--beta", settings.beta, 0.05), ("--max-boards", settings.max_boards, 2000)) if value != default]
+    return command("sprt", bot_a, bot_b, *(w for flag, value in given for w in (flag, f"{value:g}")),
+                   *(("--name", name) if name else ()), *(("--logs", logs) if logs else ()),
+                   *(("--no-isolate",) if no_isolate else ()), *(("--weak-limits",) if weak_limits else ()), db=db)
 
 
 def _signed(x: float) -> str:

@@ -34,7 +34,8 @@ description, the decision is the test's result.
 **Blocks.** The match is played in blocks of :data:`BLOCK_BOARDS` boards, one table at
 a time (:mod:`referee.match`); the test is checked once a block is stored, in board
 order, so it may store up to a block's board pairs past its decision (``board_pairs``
-against ``board_pairs_stored`` in ``sprt_tests``).
+against ``board_pairs_stored`` in ``sprt_tests``): kept, shown as played after the
+decision, and left out of every rating (:meth:`arena.store.Store.board_pair_results`).
 """
 
 from __future__ import annotations
@@ -382,9 +383,11 @@ def run_test(store, name: str, a: str, b: str, settings: SprtSettings, play: Cal
     import threading
 
     def check() -> SprtState:
-        s = scores_in_order(store, name, a)
+        s = scores_in_order(store, name, a)  # once decided, without those stored past the decision
         st = state_of(s, settings)
-        save(store, name, a, b, settings, st, len(s))
+        (stored,) = store.con.execute("SELECT count(*) FROM board_pairs JOIN matches USING (match_id) "
+                                      "WHERE tournament = ?", [name]).fetchone()
+        save(store, name, a, b, settings, st, stored)
         store.release()  # let readers (arena ratings) open the file between batches
         if on_update:
             on_update(st, len(s))

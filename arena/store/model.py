@@ -239,8 +239,10 @@ class Tournament:
     @property
     def seed_revealed(self) -> bool:
         """Whether the seed may be shown: it was never secret, or the tournament was
-        complete (its stored status, set by the run that played its last board pair)."""
-        return not self.seed_secret or (self.stored_status or self.status) == Status.COMPLETE.value
+        complete (its stored status, set by the run that played its last board pair), or
+        it holds an ``arena sprt`` test that reached its decision (it plays no more)."""
+        return (not self.seed_secret or (self.stored_status or self.status) == Status.COMPLETE.value
+                or self.status == Status.DECIDED.value)
 
     @property
     def public_seed(self) -> int | None:

@@ -229,7 +229,9 @@ class ResultReads:
         tournament's, one ruleset's and/or those of the ``tournaments`` named. Never mix
         rulesets, nor RULES.md §6.4 options (select ``tournaments`` by
         :attr:`Tournament.variant_options`), in one rating list. ``entrants`` are those
-        with a stored board pair (a match just begun adds none)."""
+        with a stored board pair (a match just begun adds none). The board pairs an SPRT
+        test stored past its decision (played while its last block finished:
+        :mod:`arena.stats.sprt`) are left out: a test counts what its decision used."""
         where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
         params: list = [tournament, tournament, ruleset, ruleset]
         if tournaments is not None:
@@ -242,15 +244,21 @@ class ResultReads:
                   FROM (SELECT entrant_a AS entrant FROM m UNION SELECT entrant_b FROM m))
         """
 
+        past_decision = """
+                WHERE NOT EXISTS (SELECT 1 FROM sprt_tests s JOIN matches sm ON sm.tournament = s.tournament
+                                  WHERE sm.match_id = p.match_id AND s.status <> 'running' AND p.nth > s.board_pairs)
+                """ if self._has_table("sprt_tests") else ""
+
         def work():
             names = self.con.execute(with_ + "SELECT entrant FROM e ORDER BY i", params).fetchall()
             cols = self.con.execute(
                 with_ + """
                 SELECT ea.i AS a, eb.i AS b, p.board::BIGINT AS board, p.margin::BIGINT AS margin,
                        p.forfeit_a, p.forfeit_b
-                FROM board_pairs p JOIN m USING (match_id)
+                FROM (SELECT *, row_number() OVER (PARTITION BY match_id ORDER BY board) AS nth FROM board_pairs) p
+                JOIN m USING (match_id)
                 JOIN e ea ON ea.entrant = m.entrant_a JOIN e eb ON eb.entrant = m.entrant_b
-                """,
+                """ + past_decision,
                 params,
             ).fetchnumpy()
             return names, cols

@@ -305,6 +305,11 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
         """A bot's versions, its rating in each tournament, faults by kind, slowest decisions."""
         return views.bot(s, name)
 
+    @app.get("/api/sprt/{name}", tags=["tournaments"])
+    def api_sprt(name: Name, s: Db) -> dict:
+        """An `arena sprt` test: its settings and state, and the LLR after each board pair it counted."""
+        return views.sprt(s, name)
+
     # ------------------------------------------------------------ pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request, s: Db):
@@ -318,6 +323,10 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
         order = [f"{r['name']}@{r['version']}" for r in board["ratings"]]
         return page(request, "tournament.html", t=t, board=board, h2h=views.head_to_head(s, name, order or None),
                     matches=views.matches(s, name))
+
+    @app.get("/sprt/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def sprt_page(request: Request, name: str, s: Db):
+        return page(request, "sprt.html", x=views.sprt(s, name))
 
     @app.get("/tournaments/{name}/live", response_class=HTMLResponse, include_in_schema=False)
     def live_page(request: Request, name: str, s: Db):

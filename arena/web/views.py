@@ -67,7 +67,8 @@ def index(store: Store) -> dict:
         :func:`tournaments` with ``summary`` (:func:`describe`), newest first, without the
         tournaments that hold an ``arena sprt`` test; ``sprt`` one per test, newest
         first: the test's columns (``name``, ``entrant_a``, ``entrant_b``, ``elo0``,
-        ``elo1``, ``status`` — running, H0, H1 or inconclusive —, ``board_pairs``, W/D/L,
+        ``elo1``, ``status`` — running, interrupted (stored as running, but no arena
+        plays it), H0, H1 or inconclusive —, ``board_pairs``, W/D/L,
         ``llr``, ``elo`` …; NaN and infinite ends as ``None``) with its ``tournament``
         as :func:`tournaments` gives it (``None`` if missing).
     """
@@ -75,10 +76,62 @@ def index(store: Store) -> dict:
     tests = []
     for row in store.sprt_tests():
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        info = listed.pop(row["tournament"], None)
+        if clean["status"] == "running" and (info is None or info["status"] != "running"):
+            clean["status"] = "interrupted"
         tests.append({**{k: (str(v)[:19] if k.endswith("_at") and v is not None else v) for k, v in clean.items()},
-                      "tournament_info": listed.pop(row["tournament"], None)})
+                      "tournament_info": info})
     newest = sorted(listed.values(), key=lambda t: (t["created_at"], t["name"]), reverse=True)
     return {"tournaments": newest, "sprt": tests}
+
+
+def sprt(store: Store, name: str, width: float = 640.0, height: float = 260.0) -> dict:
+    """One ``arena sprt`` test (:mod:`arena.stats.sprt`): its stored columns as in
+    :func:`index`'s ``sprt`` list (``status`` interrupted when no arena plays a running
+    one), and the LLR after each board pair it counted, drawn against Wald's bounds.
+
+    Returns:
+        The test's columns, ``board_pairs_past`` (stored past the decision, not counted),
+        ``path`` (the LLR after board pair 1, 2, …) and ``chart``: SVG geometry in a
+        ``width`` × ``height`` box, ``plot`` (its area), ``line`` (polyline points),
+        ``upper``/``lower`` (the y of the H1 and H0 bounds), ``yticks`` and ``xticks``
+        (``{"at", "label"}``).
+
+    Raises:
+        NotFound: no test of that name.
+    """
+    import numpy as np
+
+    from ..stats import sprt as sp
+
+    row = next((r for r in index(store)["sprt"] if r["name"] == name), None)
+    if row is None:
+        raise NotFound(f"there is no SPRT test {name!r} (the index lists them)")
+    s = sp.scores_in_order(store, row["tournament"], row["entrant_a"])[: row["board_pairs"]]
+    w, d = np.cumsum(s == 1.0), np.cumsum(s == 0.5)
+    losses = np.arange(1, len(s) + 1) - w - d
+    path = [round(float(v), 3) for v in sp.llr(w, d, losses, row["elo0"], row["elo1"])] if len(s) else []
+    left, top, right, bottom = 56.0, 12.0, width - 16.0, height - 40.0
+    lo = min([row["lower_bound"] * 1.15] + path)
+    hi = max([row["upper_bound"] * 1.15] + path)
+    span = max(len(path), 10)
+
+    def x(k: float) -> float:
+        return round(left + (right - left) * k / span, 1)
+
+    def y(v: float) -> float:
+        return round(bottom - (bottom - top) * (v - lo) / (hi - lo), 1)
+
+    step = next(st for st in (0.5, 1, 2, 5, 10, 20, 50) if (hi - lo) / st <= 6)
+    xstep = next(st for st in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000) if span / st <= 8)
+    chart = {"width": width, "height": height, "plot": {"left": left, "top": top, "right": right, "bottom": bottom},
+             "line": " ".join(f"{x(k)},{y(v)}" for k, v in enumerate([0.0] + path)),
+             "upper": y(row["upper_bound"]), "lower": y(row["lower_bound"]), "zero": y(0.0),
+             "yticks": [{"at": y(v), "label": f"{v:g}"} for v in
+                        (i * step for i in range(math.ceil(lo / step), math.floor(hi / step) + 1))],
+             "xticks": [{"at": x(k), "label": str(k)} for k in range(0, span + 1, xstep)]}
+    return {**row, "board_pairs_past": max(0, (row["board_pairs_stored"] or 0) - row["board_pairs"]),
+            "path": path, "chart": chart}
 
 
 def tournament(store: Store, name: str) -> dict:

@@ -97,10 +97,10 @@ def test_sprt_error_rates_in_simulation() -> None:
     assert equal.inconclusive <= 0.01 and apart.inconclusive <= 0.01
 
 
-def _writer(store: Store, scores: list[float], stop_after: int | None = None):
+def _writer(store: Store, scores: list[float], stop_after: int | None = None, block: int = 1):
     """A 'play' that stores the given board pairs (margins +10, 0, −10) one by
-    one from the first missing one, calling on_progress after each, as
-    tournament.run does."""
+    one from the first missing one, calling on_progress after each ``block`` of
+    them, as tournament.run does."""
     mid = match_id("t", "a@1", "b@1")
 
     def play(on_progress, stop) -> None:
@@ -112,7 +112,8 @@ def _writer(store: Store, scores: list[float], stop_after: int | None = None):
             store.con.execute("INSERT INTO board_pairs (match_id, board, points_a, points_b, margin, forfeit_a, forfeit_b, "
                               "written_at, outcome_a) VALUES (?, ?, 0, 0, ?, false, false, now(), ?)",
                               [mid, k, margin, {10: "win", 0: "draw", -10: "loss"}[margin]])
-            on_progress(k + 1, len(scores))
+            if (k + 1) % block == 0:
+                on_progress(k + 1, len(scores))
 
     return play
 
@@ -143,6 +144,25 @@ def test_run_test_stops_at_the_bound_stores_and_resumes(tmp_path: Path) -> None:
         assert again == state
 
 
+def test_board_pairs_past_the_decision_are_kept_but_never_rated(tmp_path: Path) -> None:
+    """A test checked once a block of 5 is stored decides at its 8th board pair (7 wins and a
+    draw, as above) and stores 10: the two past the decision are kept and counted as stored,
+    and left out of every rating list, the ruleset's and the test's own (issue 20 item 4)."""
+    settings = sp.SprtSettings(elo0=0.0, elo1=200.0, max_boards=40)
+    scores = [1.0, 0.5] + [1.0] * 6 + [0.0, 0.0] + [1.0] * 30
+    with Store.open(tmp_path / "t.duckdb") as store:
+        store.create_tournament("t", "classic", {}, 1, len(scores), [("a", "1"), ("b", "1")])
+        store.add_match("t", match_id("t", "a@1", "b@1"), "a@1", "b@1")
+        assert len(store.board_pair_results(ruleset="classic").board) == 0
+        state = sp.run_test(store, "t", "a@1", "b@1", settings, _writer(store, scores, block=5))
+        assert (state.decision, state.board_pairs, state.wins, state.draws, state.losses) == ("H1", 8, 7, 1, 0)
+        row = sp.load(store, "t")
+        assert (row["status"], row["board_pairs"], row["board_pairs_stored"]) == ("H1", 8, 10)
+        for rows in (store.board_pair_results(ruleset="classic"), store.board_pair_results(tournament="t")):
+            assert sorted(rows.board.tolist()) == list(range(8))  # the two losses at boards 8, 9 are not rated
+            assert rows.margin.tolist().count(-10) == 0
+
+
 def test_resolve_bot(tmp_path: Path) -> None:
     kind, path = sp.resolve_bot("heuristic", [])
     assert kind == "folder" and (path / "bot.toml").is_file()
@@ -164,14 +184,20 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
                               timeout=timeout, cwd=ROOT)
 
     args = ("sprt", "heuristic", "random", "--elo1", "200", "--seed", "3", "--max-boards", "200", "--db", str(db),
-            "--name", "t", "--decision-ms", "800")
+            "--name", "t", "--option", "contree=on", "--decision-ms", "800")
     first = arena(*args)
     assert first.returncode == 0, first.stderr
+    assert "random@1.0.0, classic (declarations=on contree=on)" in first.stdout  # RULES.md §6.4 options, issue 20 item 4
     assert "H1 accepted: heuristic@1.0.0 is stronger than random@1.0.0" in first.stdout
     assert "board pairs: " in first.stdout
     with Store.open(db, read_only=True) as store:  # stored with the test, as a tournament's are
         assert store.play_settings("t") == {"decision_ms": 800, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024,
                                                "time_bank_ms": 0, "time_increment_ms": 0}
+        assert store.get_tournament("t").variant_options == {"declarations": "on", "contree": "on"}
+        row = sp.load(store, "t")
+        past = row["board_pairs_stored"] - row["board_pairs"]  # the rest of the deciding block
+        assert (f"{past} board pair" in first.stdout) == (past > 0), first.stdout
+        assert len(store.board_pair_results(tournament="t").board) == row["board_pairs"]
     again = arena(*args, timeout=120)
     assert again.returncode == 0 and "decided before" in again.stdout
     other = arena(*args[:-1], "900", timeout=60)
@@ -186,6 +212,19 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--elo0 must be below --elo1" in bad.stderr
     unknown = arena("sprt", "heuristic", "nobody", "--db", str(db), timeout=60)
     assert unknown.returncode == 1 and "'nobody' is not a bot folder" in unknown.stderr
+
+
+def test_the_resume_hint_is_the_whole_command() -> None:
+    """issue 20, item 2: the hint an interrupted test prints repeats every setting a resume
+    compares (the default name is made of elo0 and elo1: without them it would start a new
+    test), and leaves the defaults out."""
+    from arena.cli.sprt import resume_command
+
+    settings = sp.SprtSettings(elo0=-10.0, elo1=20.0, alpha=0.05, beta=0.1, max_boards=6000)
+    assert resume_command("my bot", "random", settings, db=Path("x/a.duckdb")) == (
+        "arena sprt 'my bot' random --elo0 -10 --elo1 20 --beta 0.1 --max-boards 6000 --db x/a.duckdb")
+    assert resume_command("a", "b", sp.SprtSettings(), name="t", no_isolate=True) == (
+        "arena sprt a b --name t --no-isolate")
 
 
 def test_max_boards_below_twice_the_fixed_size_is_warned_about() -> None:

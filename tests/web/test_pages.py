@@ -131,6 +131,38 @@ def test_the_index_is_newest_first_with_sprt_tests_apart(browser, odd):
         tab.close()
 
 
+def test_an_sprt_test_has_a_page_with_its_llr_against_the_bounds(browser, odd, odd_db):
+    """issue 20, item 4: the index links the test to its page: H0/H1, the decision, and a
+    chart of the LLR after each board pair counted (from the stored board pairs, as
+    ``arena.stats.sprt.llr`` computes it) against the two bounds, H1's above H0's."""
+    with Store.open(odd_db, read_only=True) as store:
+        s = sp.scores_in_order(store, TEST, "plain@1")
+    w, d = int((s == 1.0).sum()), int((s == 0.5).sum())
+    want = float(sp.llr(w, d, len(s) - w - d, 0.0, 50.0))
+    tab = Page(browser, odd.url)
+    try:
+        tab.goto("/")
+        tab.page.locator("#sprt tbody tr a").click()
+        page = tab.page
+        expect(page.locator("h1")).to_have_text(f"{TEST} · SPRT")
+        assert page.locator("[data-col=decision]").inner_text().startswith("H1 accepted")
+        api = page.request.get(f"{tab.base}/api/sprt/{quote(TEST, safe='')}").json()
+        assert len(api["path"]) == 2 and abs(api["path"][-1] - want) < 1e-3, (api["path"], want)
+        chart = page.locator("#llr-chart")
+        points = chart.locator("polyline").get_attribute("points").split()
+        assert len(points) == 3  # the start (0) and each board pair
+        h1, h0 = (float(chart.locator(f"#bound-{h}").get_attribute("y1")) for h in ("h1", "h0"))
+        assert h1 < h0  # H1's bound higher up
+        ticks = [(float(t.get_attribute("y")), float(t.text_content())) for t in chart.locator("text.tick.y").all()]
+        (y0, v0), (y1, v1) = ticks[0], ticks[-1]
+        assert abs(y0 + (y1 - y0) * (api["upper_bound"] - v0) / (v1 - v0) - h1) < 0.2  # the bound at its LLR on the axis
+        last_y = float(points[-1].split(",")[1])
+        assert abs(y0 + (y1 - y0) * (want - v0) / (v1 - v0) - last_y) < 0.2
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
 def test_the_tournament_header_says_the_game_and_shortens_the_seed(browser, odd):
     """issue 20, items 16 and 17: the game in words, the raw options folded away; the
     78-digit seed shortened, its copy button puts the whole seed on the clipboard."""
@@ -159,7 +191,7 @@ def test_every_page_fits_a_390px_phone(browser, odd, odd_db):
     390 px phone (wide tables scroll inside their own box)."""
     tab = Page(browser, odd.url, viewport={"width": 390, "height": 844})
     try:
-        for path in pages_of(odd_db, LONG_T, LONG_BOT):
+        for path in pages_of(odd_db, LONG_T, LONG_BOT) + [f"/sprt/{quote(TEST, safe='')}"]:
             assert tab.goto(path).status == 200, path
             width = tab.page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, (path, width)
@@ -253,7 +285,7 @@ def test_no_column_is_cut_at_1280px(browser, odd, odd_db):
     scroll sideways, no column cut)."""
     tab = Page(browser, odd.url, viewport={"width": 1280, "height": 900})
     try:
-        for path in pages_of(odd_db, LONG_T, LONG_BOT):
+        for path in pages_of(odd_db, LONG_T, LONG_BOT) + [f"/sprt/{quote(TEST, safe='')}"]:
             tab.goto(path)
             boxes = tab.page.locator(".scroll").all()
             for box in boxes:
