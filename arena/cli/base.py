@@ -109,7 +109,8 @@ app = typer.Typer(
     cls=_Group,
 )
 bots_app = typer.Typer(help="Submit, list and check bots.", no_args_is_help=True, cls=_Group)
-tournament_app = typer.Typer(help="Run, list and show duplicate round-robin tournaments.", no_args_is_help=True,
+tournament_app = typer.Typer(help="Run, list, show, rename and delete duplicate round-robin tournaments.",
+                             no_args_is_help=True,
                              cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")

@@ -111,7 +111,7 @@ def _print_coverage(report) -> None:
 
 #: How a bot argument may be given (:func:`arena.cli.base.bot_folders`).
 BOT_HELP = ("the bot: its folder (holding bot.toml), a registered bot's name or name@version (its frozen copy), "
-            "or a sample bot's name (random, greedy, heuristic)")
+            "or a sample bot's name (random, greedy, heuristic, expert)")
 
 
 class Lang(str, Enum):

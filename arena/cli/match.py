@@ -100,7 +100,7 @@ def replay(
 def match(
     bots: Annotated[list[str], typer.Option(
         "--bot", "--bots", metavar="BOT", help="a bot: a folder (with bot.toml), a registered bot's name or "
-        "name@version (its frozen copy, from --db), a sample bot's name (random, greedy, heuristic), or host:port "
+        "name@version (its frozen copy, from --db), a sample bot's name (random, greedy, heuristic, expert), or host:port "
         "of a bot already running; give two")],
     boards: Annotated[int | None, typer.Option(min=1, max=100_000, help="number of boards (each played at two tables; "
                                                "default 20, with --deals the file's)", show_default=False)] = None,

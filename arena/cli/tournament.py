@@ -57,12 +57,23 @@ from .base import (
 PLAIN_EVERY_S = 30.0
 
 
+def rate_text(pairs: int, seconds: float) -> str:
+    """A speed of ``pairs`` board pairs in ``seconds``, in the unit that shows it: ``"2.5/s"``,
+    ``"4.0/min"`` or ``"1.5/h"`` (a slow field's "0.0/s" said nothing); ``""`` before the first."""
+    if pairs <= 0 or seconds <= 0:
+        return ""
+    rate = pairs / seconds
+    if rate >= 1:
+        return f"{rate:.1f}/s"
+    return f"{rate * 60:.1f}/min" if rate * 60 >= 1 else f"{rate * 3600:.1f}/h"
+
+
 @tournament_app.command("run")
 def tournament_run(
     name: Annotated[str, typer.Argument(help="tournament name (created on first run, resumed after)")],
     bots: Annotated[list[str] | None, typer.Option(
         "--bots", "--bot", metavar="BOT", help="a bot to enter (repeatable): a folder (submitted first), a registered "
-        "bot's name or name@version, or a sample bot's name (random, greedy, heuristic)")] = None,
+        "bot's name or name@version, or a sample bot's name (random, greedy, heuristic, expert)")] = None,
     gauntlet: Annotated[str | None, typer.Option(
         metavar="BOT", help="a gauntlet: this bot (given as --bots is) plays every other entrant, who do not play "
         "each other (cutechess's -tournament gauntlet); new tournament only", show_default=False)] = None,
@@ -263,7 +274,7 @@ def tournament_run(
                 tk = progress.tasks[task]
                 # the rate of this run's own board pairs, and its time, from its start
                 spent = time.monotonic() - began
-                progress.update(task, rate=f"{(done - first[0]) / max(spent, 1e-9):.1f}/s",
+                progress.update(task, rate=rate_text(done - first[0], spent),
                                 took=f"{int(spent) // 3600}:{int(spent) % 3600 // 60:02d}:{int(spent) % 60:02d}")
                 if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
                     # no bar in a log file or CI: a plain line now and then

@@ -418,7 +418,8 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
         ``("folder", Path)`` for a folder holding ``bot.toml``;
         ``("stored", bot)`` for a registered bot given as ``name@version`` or
         ``name`` (its newest version, by submission); ``("folder", Path)`` for
-        the name of a sample bot (``random``, ``greedy``, ``heuristic``).
+        the name of a sample bot (:data:`referee.evict.HOUSE_BOTS`: ``random``, ``greedy``,
+        ``heuristic``, ``expert``).
 
     Raises:
         ValueError: none of these; the message lists what would be accepted.
@@ -426,6 +427,7 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
     from pathlib import Path
 
     import sample_bots
+    from referee.evict import HOUSE_BOTS
 
     path = Path(spec)
     if (path / "bot.toml").is_file():
@@ -439,6 +441,6 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
     sample = Path(sample_bots.__path__[0]) / spec
     if spec and "/" not in spec and (sample / "bot.toml").is_file():
         return "folder", sample
-    known = sorted({b.name for b in registered} | {"random", "greedy", "heuristic"})
+    known = sorted({b.name for b in registered} | set(HOUSE_BOTS))
     raise ValueError(f"{spec!r} is not a bot folder (holding bot.toml), a registered bot or a sample bot; "
                      f"known names: {', '.join(known)} (see `arena bots list`)")

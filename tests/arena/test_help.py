@@ -75,3 +75,13 @@ def test_mistakes_get_did_you_mean_and_does_not_exist(tmp_path):
     assert r.exit_code == 2 and "does not exist" in r.stderr, output(r)
     r = cli("ratings", "--ruleset", "clasic", "--db", db)  # a usage error: typer's exit 2, the choices listed
     assert r.exit_code == 2 and "'classic', 'strict', 'all-trumps', 'two-player'" in output(r)
+
+
+def test_a_slow_field_s_speed_is_said_in_a_unit_that_shows_it():
+    """issue 20: a board pair every 20 s read "0.0/s" on the progress bar."""
+    from arena.cli.tournament import rate_text
+
+    assert rate_text(5, 2.0) == "2.5/s"
+    assert rate_text(3, 60.0) == "3.0/min"  # 0.05/s
+    assert rate_text(1, 1200.0) == "3.0/h"
+    assert rate_text(0, 5.0) == ""

@@ -168,7 +168,7 @@ def test_resolve_bot(tmp_path: Path) -> None:
     assert kind == "folder" and (path / "bot.toml").is_file()
     kind, path = sp.resolve_bot(str(ROOT / "sample_bots" / "greedy"), [])
     assert kind == "folder"
-    with pytest.raises(ValueError, match="known names: greedy, heuristic, random"):
+    with pytest.raises(ValueError, match="known names: expert, greedy, heuristic, random"):
         sp.resolve_bot("nobody", [])
 
 
