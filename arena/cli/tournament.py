@@ -324,7 +324,7 @@ def tournament_run(
                   f"{summary.faults} faults. See: {command('ratings', '--tournament', name, db=db)}", markup=False,
                   highlight=False)
     for entrant, kind, n, mid, board, table, seat, detail in faults:  # by entrant and kind: what, where first
-        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}: {escape(fault_words(kind))}. First at "
+        err.print(f"[yellow]faults:[/] {escape(entrant)}: {n} {escape(kind)}: {escape(fault_words(kind, detail))}. First at "
                   f"board {board} table {table} seat {seat} of {escape(mid)}: {escape(detail)}. "
                   f"See: {escape(command('log', mid, '--board', board, db=db))}", highlight=False)
     if after is not None and after.status == "incomplete":  # entrants added while it ran

@@ -18,7 +18,7 @@ from referee.match import MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Board, Ruleset, make_board
 
-from ..report.faults import fault_line
+from ..report.faults import fault_lines
 from ..report.render import show_table
 from ..store import seed_commitment
 from .entrants import distinct, resolve_entrant
@@ -176,9 +176,6 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
                       f"{percentile(ms, 0.99):.2f}" if ms else "-", str(nf))
     console.print(times)
     faults = [f for r in results for f in r.faults]
-    for f in faults[:10]:  # why, in the bot's own words (made inert: referee.records.printable, escape)
-        who = "A" if f.entrant == a else "B"
-        console.print(f"fault ({who}) {escape(fault_line(f.kind, f.board, f.table, f.seat, f.detail))}",
-                      highlight=False)
-    if len(faults) > 10:
-        console.print(f"… and {len(faults) - 10} more faults", highlight=False)
+    for entrant, line in fault_lines(faults):  # why, in the bot's own words (made inert: records.printable, escape)
+        who = "" if entrant is None else f"fault ({'A' if entrant == a else 'B'}) "
+        console.print(f"{who}{escape(line)}", highlight=False)

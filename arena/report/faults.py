@@ -22,8 +22,23 @@ FAULT_WORDS = {
 }
 
 
-def fault_words(kind: str) -> str:
-    """What a fault of ``kind`` means, in plain words (an unknown kind: the kind itself)."""
+#: A start fault in plain words by what its detail (the referee's ``BotStartError``) says happened.
+START_WORDS = (
+    (("exited with status", "was killed by signal"),
+     "the bot's process ended at start-up (not retried: its own error, in the detail)"),
+    (("did not listen on its socket within", "accepted no gRPC connection within", "did not start within"),
+     "the bot did not accept a connection within the start-up time at any of its 3 starts: a slow start "
+     "or an overloaded machine"),
+)
+
+
+def fault_words(kind: str, detail: str = "") -> str:
+    """What a fault of ``kind`` means, in plain words (an unknown kind: the kind itself); a
+    ``start`` fault's words say which of its causes its ``detail`` names."""
+    if kind == "start":
+        for marks, words in START_WORDS:
+            if any(mark in detail for mark in marks):
+                return words
     return FAULT_WORDS.get(kind, kind)
 
 
@@ -32,4 +47,24 @@ def fault_line(kind: str, board: int, table: int, seat: int, detail: str, entran
     (x@1): timeout: the bot did not answer …; detail: …"``; board numbers from 0, seats 0–3
     (N, E, S, W)."""
     who = f" ({entrant})" if entrant else ""
-    return f"board {board} table {table} seat {seat}{who}: {kind}: {fault_words(kind)}; detail: {detail}"
+    return f"board {board} table {table} seat {seat}{who}: {kind}: {fault_words(kind, detail)}; detail: {detail}"
+
+
+def fault_lines(faults, limit: int = 10) -> list[str]:
+    """``faults`` (each with ``entrant``, ``kind``, ``board``, ``table``, ``seat``,
+    ``detail``: :class:`referee.records.Fault`) told as :func:`fault_line` does, those of one
+    entrant with the same kind and detail once, with every place (a bot that fails to start
+    fails at every seat, with the same error): ``(entrant, line)`` pairs, at most ``limit``
+    lines, then a line that says how many more."""
+    groups: dict[tuple, list] = {}
+    for f in faults:
+        groups.setdefault((f.entrant, f.kind, f.detail), []).append(f)
+    out = []
+    for (entrant, kind, detail), same in list(groups.items())[:limit]:
+        places = "; ".join(f"board {f.board} table {f.table} seat {f.seat}" for f in same[:4])
+        more = f" and {len(same) - 4} more places" if len(same) > 4 else ""
+        times = f" ({len(same)} times)" if len(same) > 1 else ""
+        out.append((entrant, f"{places}{more}{times}: {kind}: {fault_words(kind, detail)}; detail: {detail}"))
+    if len(groups) > limit:
+        out.append((None, f"… and {len(groups) - limit} more kinds of fault"))
+    return out

@@ -35,6 +35,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from referee.records import printable
 
+from ..report.faults import fault_words
 from ..store import Store, StoreError
 from . import views
 
@@ -186,7 +187,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
     templates.env.filters.update(q=lambda s: quote(str(s), safe=""), signed=_signed, seconds=_seconds, elo=_elo,
                                  ci=_ci, diff=_diff, took=_took,
                                  entrant=_entrant, printable=printable,  # printable: manifest text, escaped
-                                 ticks=_ticks)
+                                 ticks=_ticks, fault_words=fault_words)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     @app.middleware("http")

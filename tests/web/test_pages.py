@@ -42,7 +42,8 @@ def pair_of(mid: str) -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def odd_db(tmp_path_factory) -> Path:
     """Three complete tournaments of 2 boards (real deals, random play), created a day
-    apart: MARKUP_T (bots MARKUP_BOT, plain), LONG_T (LONG_BOT, plain; seed SEED, given),
+    apart: MARKUP_T (bots MARKUP_BOT, plain), LONG_T (LONG_BOT, plain; seed SEED, given; at
+    board 1, plain times out once),
     and the `arena sprt` test TEST (plain against LONG_BOT, H1 accepted)."""
     path = tmp_path_factory.mktemp("pages") / "arena.duckdb"
     rs = get_ruleset("classic")
@@ -59,7 +60,8 @@ def odd_db(tmp_path_factory) -> Path:
             store.add_boards(name, [make_board(seed, j) for j in range(2)])
             mid = match_id(name, *keys)
             store.add_match(name, mid, *keys)
-            store.write_board_pairs(name, [(mid, make_result(rs, j, *keys, rng, seed=seed)) for j in range(2)])
+            store.write_board_pairs(name, [(mid, make_result(rs, j, *keys, rng, seed=seed, fault=name == LONG_T and j == 1))
+                                           for j in range(2)])
             store.set_tournament_status(name, "complete")
         settings = sp.SprtSettings(elo0=0.0, elo1=50.0, max_boards=2)
         state = sp.SprtState(board_pairs=2, wins=2, draws=0, losses=0, llr=3.1, lower=-2.94, upper=2.94,
@@ -158,6 +160,27 @@ def test_an_sprt_test_has_a_page_with_its_llr_against_the_bounds(browser, odd, o
         assert abs(y0 + (y1 - y0) * (api["upper_bound"] - v0) / (v1 - v0) - h1) < 0.2  # the bound at its LLR on the axis
         last_y = float(points[-1].split(",")[1])
         assert abs(y0 + (y1 - y0) * (want - v0) / (v1 - v0) - last_y) < 0.2
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
+def test_a_fault_is_told_in_plain_words_its_detail_folded(browser, odd, odd_db):
+    """issue 20, item 7: the board page says what the fault was in plain words; the referee's
+    own detail is there, folded away."""
+    with Store.open(odd_db, read_only=True) as s:
+        t, pair = pair_of(s.matches(tournament=LONG_T)[0].match_id)
+    tab = Page(browser, odd.url)
+    try:
+        tab.goto(f"/matches/{t}/{pair}/boards/1")
+        fault = tab.page.locator("ul.faults li")
+        assert fault.count() == 1
+        assert fault.inner_text().startswith("fault: seat N (plain@1) timeout: the bot did not answer within the "
+                                             "deadline (--decision-ms, plus its time bank)")
+        detail = fault.locator("details pre")
+        assert not detail.is_visible()
+        fault.locator("summary").click()
+        expect(detail).to_have_text("no answer within 1000 ms")
         assert tab.errors == []
     finally:
         tab.close()
