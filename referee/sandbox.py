@@ -125,6 +125,11 @@ DENIED_SYSCALLS = (
     # the end, past a freeze (red team 31: 0.64 s of CPU in the second after it), taking it from
     # the seat deciding next (with mmap's MAP_POPULATE and madvise's MADV_POPULATE_*, below)
     "mlock", "mlock2", "mlockall",
+    # timers that fire while their bot is frozen: each expiry interrupts the CPU it was armed on,
+    # which a partner pinned there times (red team 39: POSIX timers at the slots of the cards
+    # held gave 48-66 exact partner hands of 120-156, control 0-1; timerfd and ITIMER_REAL too).
+    # A thread sleeping with a timeout is safe: the freezer cancels its timer until the thaw.
+    "timer_create", "timer_settime", "timerfd_create", "timerfd_settime", "setitimer", "alarm",
 )
 #: clone flags refused beside the namespace flags: CLONE_PIDFD (a pidfd, above).
 CLONE_PIDFD = 0x1000

@@ -40,6 +40,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -174,6 +175,12 @@ def install_requirements(copy: Path, manifest: Manifest, *, timeout_s: float = B
                          "`requirements` from bot.toml")
     wheels = copy / WHEELS_DIR
     offline = wheels.is_dir() and not wheels.is_symlink()
+    if offline:  # pip follows links: a wheel linked to another bot's frozen copy was installed (red team 39)
+        for entry in sorted(wheels.iterdir()):
+            if not stat.S_ISREG(entry.lstat().st_mode):
+                raise BuildError(f"{manifest.key}: {WHEELS_DIR}/{shown(entry.name)} is not a regular file (a link, a "
+                                 f"folder or a device): {WHEELS_DIR}/ holds the wheel files themselves; copy the file "
+                                 "in its place")
     # -I: pip runs isolated, never a module of the bot's copy nor the PYTHON* environment;
     # `python -m pip` in the copy would run a `pip/__main__.py` the bot shipped, on the host (red team 35)
     command = [sys.executable, "-I", "-m", "pip", "install", "--target", str(target), "--only-binary=:all:",

@@ -144,6 +144,24 @@ def test_a_bots_folder_cannot_stand_in_for_pip_at_submission(tmp_path):
     assert r.exit_code == 0 and f"installed: {PACKAGE}==0.1.0" in r.stdout, output(r)
 
 
+def test_a_wheel_linked_from_elsewhere_is_never_installed(tmp_path):
+    """Red team 39: a link in ``wheels/`` to another bot's wheel (in its frozen copy) was followed
+    by pip, and that bot's code installed into the thief's. Refused, naming the link; nothing is
+    installed or registered. Control: the same wheel as a file of the folder installs."""
+    victim = make_wheel(tmp_path)  # the wheel elsewhere on the machine
+    bot = make_bot(tmp_path, f"{PACKAGE}==0.1.0\n", None)
+    (bot / "wheels" / victim.name).symlink_to(victim)
+    db = tmp_path / "db" / "arena.duckdb"
+    r = cli("bots", "submit", bot, "--db", db)
+    assert r.exit_code == 1, output(r)
+    assert f"wheels/{victim.name} is not a regular file (a link" in output(r)
+    assert "installed:" not in r.stdout and not list((tmp_path / "db").rglob(f"{PACKAGE}/__init__.py"))
+    (bot / "wheels" / victim.name).unlink()
+    (bot / "wheels" / victim.name).write_bytes(victim.read_bytes())
+    r = cli("bots", "submit", bot, "--db", db)
+    assert r.exit_code == 0 and f"installed: {PACKAGE}==0.1.0" in r.stdout, output(r)
+
+
 def test_requirements_that_fail_to_install_are_refused_with_pips_lines(tmp_path):
     bot = make_bot(tmp_path, "beloteplus-missing==9.9\n", None)  # an empty wheels/: offline, nothing there
     db = tmp_path / "db" / "arena.duckdb"

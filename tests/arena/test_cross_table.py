@@ -23,6 +23,8 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 from arena.play import tournament
 from arena.play.schedule import suit_permutation
 from arena.store import Store, match_id
@@ -112,6 +114,7 @@ def out_folder(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.guard(240)  # a tournament of visiting bots, the caches cleared before each turn: past 90 s at load 8
 def test_no_hand_crosses_between_tables_or_matches_in_a_tournament(tmp_path):
     out = out_folder(tmp_path)
     db = tmp_path / "results" / "arena.duckdb"

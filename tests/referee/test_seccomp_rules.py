@@ -83,3 +83,70 @@ def test_the_control_outside_the_sandbox_is_not_refused_alike():
     answers = json.loads(p.stdout.strip().splitlines()[-1])
     assert answers["unshare"] == [0, 0]
     assert answers["mincore"][1] != 1 and answers["kcmp"][1] != 1, answers
+
+
+#: Arms a timer three ways (ITIMER_REAL, a POSIX timer, a timerfd), each 20 ms ahead, then
+#: waits 200 ms: prints how many expired (each way: 1 if it fired, or the error that refused it).
+TIMERS = r"""
+import ctypes, json, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+fired = {"itimer": 0, "posix": 0}
+signal.signal(signal.SIGALRM, lambda *a: fired.__setitem__("itimer", fired["itimer"] + 1))
+signal.signal(signal.SIGUSR1, lambda *a: fired.__setitem__("posix", fired["posix"] + 1))
+out = {}
+try:
+    signal.setitimer(signal.ITIMER_REAL, 0.02)
+except OSError as e:
+    out["itimer"] = e.strerror
+class SigEvent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_byte * 48)]
+class ITimerSpec(ctypes.Structure):
+    _fields_ = [("interval", ctypes.c_long * 2), ("value", ctypes.c_long * 2)]
+ev, tid = SigEvent(signo=signal.SIGUSR1, notify=0), ctypes.c_void_p()
+if libc.timer_create(1, ctypes.byref(ev), ctypes.byref(tid)) != 0:  # CLOCK_MONOTONIC, SIGEV_SIGNAL
+    out["posix"] = os.strerror(ctypes.get_errno())
+else:
+    spec = ITimerSpec(value=(ctypes.c_long * 2)(0, 20_000_000))
+    libc.timer_settime(tid, 0, ctypes.byref(spec), None)
+fd = libc.timerfd_create(1, 0)
+if fd < 0:
+    out["timerfd"] = os.strerror(ctypes.get_errno())
+else:
+    spec = ITimerSpec(value=(ctypes.c_long * 2)(0, 20_000_000))
+    libc.timerfd_settime(fd, 0, ctypes.byref(spec), None)
+end = time.monotonic() + 0.2
+while time.monotonic() < end:
+    time.sleep(0.01)
+out.setdefault("itimer", fired["itimer"])
+out.setdefault("posix", fired["posix"])
+if "timerfd" not in out:
+    os.set_blocking(fd, False)
+    try:
+        out["timerfd"] = int.from_bytes(os.read(fd, 8), "little")
+    except BlockingIOError:
+        out["timerfd"] = 0
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.guard(60)
+@pytest.mark.skipif(sys.platform != "linux" or not sandbox.support().seccomp, reason="no seccomp filter here")
+def test_no_timer_of_a_bot_fires(tmp_path):
+    """Red team 39: a timer a bot armed went on expiring while the bot was frozen, each expiry an
+    interrupt on the CPU it was armed on, which its partner pinned there timed (48-66 exact
+    partner hands of 120-156). In the sandbox no timer a bot arms fires: each way is refused
+    (``ITIMER_REAL``, POSIX timers, timerfd). Control: outside the sandbox each fires once."""
+    code = tmp_path / "code"
+    code.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    (code / "timers.py").write_text(TIMERS)
+    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "timers.py"], {"PATH": "/usr/bin"}, Limits(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = box.process.communicate(timeout=60)
+    finally:
+        box.release()
+    assert json.loads(out) == {"itimer": "Operation not permitted", "posix": "Operation not permitted",
+                               "timerfd": "Operation not permitted"}, (out, err)
+    control = subprocess.run(["/usr/bin/python3", "-c", TIMERS], capture_output=True, text=True, timeout=60)
+    assert json.loads(control.stdout) == {"itimer": 1, "posix": 1, "timerfd": 1}, control

@@ -135,7 +135,7 @@ class SeedBot(Bot):
         self.sources["deal-numbers"] = set(self.deals)
         for name, cands in sorted(self.sources.items()) + [("brute-force", range(self.brute))]:
             try:
-                result = yield from self._try(cands, name, rs)
+                result = yield from self._try(cands, "brute force" if name == "brute-force" else name, rs)
             except Exception as e:  # noqa: BLE001 - every failure is a result to report
                 result = "blocked: " + why(e)
             self.report.attempt(f"seed:{name}", lambda result=result: result)
