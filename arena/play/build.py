@@ -265,7 +265,7 @@ def check_node_packages(copy: Path, manifest: Manifest) -> None:
         for name, spec in deps.items():
             if not _is_npm_name(name):
                 raise BuildError(f"{NODE_REQUIREMENTS}: {field} names {shown(str(name))!r}, not a package name of "
-                                 "the npm registry (lower case, e.g. \"@grpc/grpc-js\")")
+                                 "the npm registry (e.g. \"@grpc/grpc-js\")")
             if not isinstance(spec, str) or not _NPM_SPEC.fullmatch(spec):
                 raise BuildError(
                     f"{NODE_REQUIREMENTS}: {field} {shown(str(name))!r} is {shown(str(spec))!r}: a bot's packages come "
