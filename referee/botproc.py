@@ -138,7 +138,7 @@ class BotClient:
         endpoint: dial a bot already listening at ``host:port``.
         seed: the RNG seed given to the bot process (``BELOTE_BOT_SEED``); never a board's seed.
         startup_s: seconds to wait for the bot to listen and answer.
-        limits: the sandbox and resource limits of the process (:mod:`referee.sandbox`).
+        limits: the sandbox and resource limits of the process (:mod:`referee.sandbox`; None: ``Limits()``).
         content_hash: the frozen copy's SHA-256 (:func:`referee.manifest.content_hash`); when
             given, the folder is checked again before every start (hashed again when its files'
             stat signature changed: :func:`referee.manifest.content_hash_cached`) and a changed
@@ -175,14 +175,14 @@ class BotClient:
         *,
         seed: int = 0,
         startup_s: float = 10.0,
-        limits: Limits = Limits(),
+        limits: Limits | None = None,
         content_hash: str | None = None,
     ):
         self.manifest = manifest
         self.endpoint = endpoint
         self.seed = seed
         self.startup_s = startup_s
-        self.limits = limits
+        self.limits = limits if limits is not None else Limits()
         self.content_hash = content_hash
         self.process: subprocess.Popen | None = None
         self.workdir: Path | None = None

@@ -73,7 +73,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee import image, inside
@@ -170,6 +170,23 @@ DENIED_SOCKOPTS = (57, 71)
 #: getsockopt and setsockopt(SOL_SOCKET, …) options refused: SO_PASSPIDFD and SO_PEERPIDFD, which
 #: hand a process a pidfd (its inode number counts the machine's processes). ENOPROTOOPT.
 DENIED_PIDFD_SOCKOPTS = (76, 77)
+#: The environment variable that sets :attr:`Limits.evict_caches`'s default: ``0`` turns the
+#: clearing off, anything else (or nothing) leaves it on.
+CLEAR_CACHES_ENV = "ARENA_CLEAR_CACHES"
+
+
+def clear_caches_default() -> bool:
+    """Whether the CPU caches are cleared before each turn of a visiting bot when the
+    :class:`Limits` do not say: True unless the environment sets ``ARENA_CLEAR_CACHES=0``.
+
+    The clearing costs ~25-100 ms a turn (``bench/RESULTS.md``) and guards against one
+    channel only, a bot timing the cache lines another bot left (SECURITY.md); the test suite
+    turns it off outside the tests that check it (tests/conftest.py), and so may an
+    organiser whose bots are all trusted.  The run line says when it is on.
+    """
+    return os.environ.get(CLEAR_CACHES_ENV, "1").strip() != "0"
+
+
 _NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000, 0x00020000, 0x00000080)
 
 
@@ -203,7 +220,8 @@ class Limits:
             tests' controls (the host's files bound directly).
         evict_caches: with ``freeze``, clear the CPU caches before each thaw
             (:mod:`referee.evict`): no line a bot left in them survives to another bot's
-            turn. Off only for tests' controls.
+            turn. Its default is :func:`clear_caches_default` (on unless
+            ``ARENA_CLEAR_CACHES=0``).
     """
 
     cpu_s: int = 0
@@ -218,7 +236,7 @@ class Limits:
     freeze: bool = True
     weak_limits: bool = False
     image: bool = True
-    evict_caches: bool = True
+    evict_caches: bool = field(default_factory=lambda: clear_caches_default())
 
 
 class WeakLimitsError(RuntimeError):
@@ -1304,7 +1322,8 @@ def report(limits: Limits) -> str:
     if limits.freeze:
         parts.append("stopped between decisions (" + ("freezer cgroup" if "freezer" in have or any(
             _cgroup_version(f) == 2 for f in cgroup_folders().values()) else "SIGSTOP") + ")"
-                     + ("; CPU caches cleared before each turn" if limits.evict_caches and limits.isolate else ""))
+                     + (("; CPU caches cleared before each turn" if limits.evict_caches else
+                         f"; CPU caches NOT cleared ({CLEAR_CACHES_ENV}=0)") if limits.isolate else ""))
     missing = unenforced(limits)
     if missing:
         parts.append(("NOT enforced (--weak-limits): " if limits.weak_limits else

@@ -7,12 +7,30 @@ inherited environment took them: among them the pytest-xdist workers of ``make t
 they are in ``os.environ``, so the arena's console (arena/cli/base.py) wrapped its output at
 80 columns instead of the 200 of an output that is no terminal.  They are taken out again
 here, unless the environment pytest was started with sets them.
+
+The CPU caches' clearing before each turn of a visiting bot (``referee.evict``, ~25-100 ms a
+turn on this machine's 210 MiB L3) is a guard against one channel, and every bot of the tests
+is a visitor (a copy of a house bot with its own manifest).  It is off (``ARENA_CLEAR_CACHES=0``,
+``referee.sandbox.clear_caches_default``) for the tests that do not check it, and on for those
+marked ``clearing`` (the attack tests, those of the clearing itself and of the forced moves'
+timing).  ``ARENA_CLEAR_CACHES=1 make test`` runs every test with it.
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
+
 for _name in ("COLUMNS", "LINES"):
     if _name not in os.environ:
         os.unsetenv(_name)
+
+os.environ.setdefault("ARENA_CLEAR_CACHES", "0")
+
+
+@pytest.fixture(autouse=True)
+def _cache_clearing(request, monkeypatch):
+    """The caches' clearing on for a test marked ``clearing`` (see the module's docstring)."""
+    if request.node.get_closest_marker("clearing") is not None:
+        monkeypatch.setenv("ARENA_CLEAR_CACHES", "1")

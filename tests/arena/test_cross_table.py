@@ -40,6 +40,8 @@ from .conftest import SAMPLES, copy_bot
 
 _time_guard = referee_conftest._time_guard
 
+pytestmark = pytest.mark.clearing  # as the arena plays visitors by default (tests/conftest.py)
+
 BOARDS = 6
 SEED = 7
 

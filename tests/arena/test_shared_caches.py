@@ -34,6 +34,8 @@ from .test_cross_table import SEED, opponent_hands_received, out_folder
 
 _time_guard = referee_conftest._time_guard
 
+pytestmark = pytest.mark.clearing  # as the arena plays visitors by default (tests/conftest.py)
+
 BOARDS = 10
 SUITS, RANKS = range(1, 5), range(7, 15)
 

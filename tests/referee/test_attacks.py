@@ -39,6 +39,8 @@ from .attackkit import (
 from .botkit import entrant, install_call_log, leftover_processes
 from .test_match import assert_no_leftovers, assert_replays, play
 
+pytestmark = pytest.mark.clearing  # as the arena plays visitors by default (tests/conftest.py)
+
 DECISION_MS = 5000  # attack bots do a lot per decision; the referee waits for them, they never time out
 PARTNER_CHANNELS = ("dev-shm-file", "tmp-file", "home-file", "unix-socket", "abstract-socket", "sysv-shm",
                     "sysv-msg", "posix-mq", "grpc-socket", "flock", "posix-lock", "ofd-lock", "inotify")

@@ -32,7 +32,7 @@ from .test_match import decisions_of, play
 
 # alone (make test runs it after the parallel part): it times cache lines against a control
 pytestmark = [pytest.mark.skipif(platform.machine() != "x86_64", reason="clflush and rdtscp are x86-64's"),
-              pytest.mark.alone]
+              pytest.mark.alone, pytest.mark.clearing]
 
 BITS = 64
 #: One line per 4 KiB page at an offset that is no stride a prefetcher would follow.

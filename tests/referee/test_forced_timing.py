@@ -31,7 +31,7 @@ from .test_match import assert_no_leftovers, play, seat_entrant
 
 # alone (make test runs it after the parallel part): it decodes request gaps, against a
 # control without the pause
-pytestmark = pytest.mark.alone
+pytestmark = [pytest.mark.alone, pytest.mark.clearing]
 
 THINK_S = 0.25  # well over the referee's own time per call (the caches' clearing: tens of ms at times under load)
 BOARDS = 4

@@ -316,3 +316,18 @@ def _fs_type(path: str) -> int:
     buf = (ctypes.c_long * 16)()
     assert ctypes.CDLL(None, use_errno=True).statfs(path.encode(), buf) == 0, path
     return buf[0]
+
+
+def test_the_caches_clearing_is_on_unless_the_environment_turns_it_off(monkeypatch):
+    """``Limits().evict_caches`` follows ``ARENA_CLEAR_CACHES`` (SECURITY.md): on when unset or
+    anything but ``0``, and the run line says which."""
+    monkeypatch.delenv("ARENA_CLEAR_CACHES", raising=False)
+    assert Limits().evict_caches is True
+    for value, on in (("1", True), ("yes", True), ("0", False), (" 0 ", False)):
+        monkeypatch.setenv("ARENA_CLEAR_CACHES", value)
+        assert Limits().evict_caches is on, value
+        assert Limits(evict_caches=True).evict_caches is True
+    monkeypatch.setenv("ARENA_CLEAR_CACHES", "0")
+    assert "CPU caches NOT cleared (ARENA_CLEAR_CACHES=0)" in sandbox.report(Limits())
+    monkeypatch.setenv("ARENA_CLEAR_CACHES", "1")
+    assert "CPU caches cleared before each turn" in sandbox.report(Limits())
