@@ -130,6 +130,10 @@ DENIED_SYSCALLS = (
     # held gave 48-66 exact partner hands of 120-156, control 0-1; timerfd and ITIMER_REAL too).
     # A thread sleeping with a timeout is safe: the freezer cancels its timer until the thaw.
     "timer_create", "timer_settime", "timerfd_create", "timerfd_settime", "setitimer", "alarm",
+    # pinning itself to a CPU: partners (and a bot's processes at two tables) pinned to one CPU
+    # meet on that CPU's private state, the channel of every same-core attack (red teams 34 and
+    # 39); the scheduler places them. Reading the affinity (the CPUs a runtime may use) is allowed.
+    "sched_setaffinity",
 )
 #: clone flags refused beside the namespace flags: CLONE_PIDFD (a pidfd, above).
 CLONE_PIDFD = 0x1000

@@ -150,3 +150,39 @@ def test_no_timer_of_a_bot_fires(tmp_path):
                                "timerfd": "Operation not permitted"}, (out, err)
     control = subprocess.run(["/usr/bin/python3", "-c", TIMERS], capture_output=True, text=True, timeout=60)
     assert json.loads(control.stdout) == {"itimer": 1, "posix": 1, "timerfd": 1}, control
+
+
+#: Pins itself to the first CPU it may use; prints what it may use before and after, or the error.
+PIN = r"""
+import json, os
+before = sorted(os.sched_getaffinity(0))
+try:
+    os.sched_setaffinity(0, {before[0]})
+    out = {"before": before, "after": sorted(os.sched_getaffinity(0))}
+except OSError as e:
+    out = {"before": before, "error": e.strerror}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.guard(60)
+@pytest.mark.skipif(sys.platform != "linux" or not sandbox.support().seccomp, reason="no seccomp filter here")
+def test_a_bot_cannot_pin_itself_to_a_cpu(tmp_path):
+    """Partners pinned to one CPU meet on its private state, the channel of every same-core
+    attack (red teams 34 and 39): in the sandbox ``sched_setaffinity`` is refused (EPERM),
+    while reading the CPUs it may use works, as runtimes need. Control: outside, the pin holds."""
+    code = tmp_path / "code"
+    code.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    (code / "pin.py").write_text(PIN)
+    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "pin.py"], {"PATH": "/usr/bin"}, Limits(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = box.process.communicate(timeout=60)
+    finally:
+        box.release()
+    inside = json.loads(out)
+    assert inside["error"] == "Operation not permitted" and inside["before"], (out, err)
+    control = json.loads(subprocess.run(["/usr/bin/python3", "-c", PIN], capture_output=True, text=True,
+                                        timeout=60).stdout)
+    assert control["after"] == control["before"][:1], control
