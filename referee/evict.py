@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from .manifest import content_hash
+from .manifest import ManifestError, bot_files, content_hash, open_regular
 
 #: What a helper runs: pinned to its CPU, a buffer of real pages (written once, so that no
 #: page is the shared zero page), read whole (``memchr`` of a byte that is not there) for
@@ -207,10 +207,48 @@ def house_digests() -> frozenset[str]:
     return frozenset(out)
 
 
+#: A folder larger than this is no house bot's copy (they are ~100 KiB): never read in full to compare.
+_HOUSE_MAX_BYTES = 1 << 20
+
+
+def _tree(folder: Path) -> tuple[tuple[str, str, bytes], ...] | None:
+    """Every entry of a bot's content (:func:`referee.manifest.bot_files`) as ``(relative path,
+    "file" or "link", bytes or link target)``, None when over :data:`_HOUSE_MAX_BYTES` or unreadable."""
+    out, total = [], 0
+    try:
+        for p in bot_files(folder):
+            rel = p.relative_to(folder).as_posix()
+            if p.is_symlink():
+                out.append((rel, "link", os.fsencode(os.readlink(p))))
+                continue
+            fd = open_regular(p)
+            try:
+                data = bytearray()
+                while total + len(data) <= _HOUSE_MAX_BYTES and (chunk := os.read(fd, 1 << 16)):
+                    data += chunk
+            finally:
+                os.close(fd)
+            total += len(data)
+            if total > _HOUSE_MAX_BYTES:
+                return None
+            out.append((rel, "file", bytes(data)))
+    except (OSError, ManifestError):
+        return None
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _house_trees() -> frozenset[tuple]:
+    """:func:`_tree` of each of :data:`HOUSE_BOTS` as this arena ships them, read once per process."""
+    return frozenset(t for t in map(_tree, _house_folders()) if t is not None)
+
+
 def is_house(folder: Path, registered: str | None) -> bool:
     """Whether a bot is one of the arena's own, whose turns need no clearing: ``folder`` is the
     shipped ``sample_bots/NAME`` itself, or a frozen copy whose ``registered`` content hash (the
-    referee checks it before every start) is a house bot's.
+    referee checks it before every start) is a house bot's and whose files are that house bot's,
+    byte for byte and path for path (read again here, ~100 KiB: the content hash's framing does
+    not separate a file's bytes from the next file's name, so two trees can share it).
 
     The clearing protects the bot about to run from what the previous one left: it is needed
     only where that bot could look (time its reads).  A house bot's code is known and never
@@ -224,7 +262,7 @@ def is_house(folder: Path, registered: str | None) -> bool:
             return True
     except OSError:
         pass
-    return registered is not None and registered in house_digests()
+    return registered is not None and registered in house_digests() and _tree(folder) in _house_trees()
 
 
 _shared: tuple[int, Evictor] | None = None

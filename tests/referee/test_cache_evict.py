@@ -250,3 +250,26 @@ def test_a_copy_of_a_house_bot_passes_as_one_only_when_frozen(tmp_path):
     assert evict.is_house(shipped, None)
     assert evict.is_house(copy, digest)  # as a frozen copy registered with that hash (submit drops .pyc)
     assert not evict.is_house(copy, content_hash(SAMPLE_BOTS / "heuristic") + "0")
+
+
+def test_a_tree_sharing_a_house_bots_hash_is_no_house_bot(tmp_path):
+    """The content hash frames a file as ``path NUL bytes NUL``: a file holding the next file's
+    name and bytes after a NUL, with that next file left out, hashes as the two did (red team 38).
+    Registered with the house bot's hash, such a copy is still no house bot: its files are compared
+    byte for byte.  Control: an exact copy registered with the hash is one."""
+    from referee.manifest import bot_files, content_hash
+
+    shipped = SAMPLE_BOTS / "expert"
+    files = [p.relative_to(shipped).as_posix() for p in bot_files(shipped)]
+    first, second = files[0], files[1]  # sorted: the hash reads them one after the other
+    merged = tmp_path / "expert"
+    shutil.copytree(shipped, merged, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (merged / first).write_bytes((shipped / first).read_bytes() + b"\0" + second.encode() + b"\0"
+                                 + (shipped / second).read_bytes())
+    (merged / second).unlink()
+    digest = content_hash(shipped)
+    assert content_hash(merged) == digest  # the framing's ambiguity, as a cheater would use it
+    assert not evict.is_house(merged, digest)
+    exact = tmp_path / "exact"
+    shutil.copytree(shipped, exact, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    assert evict.is_house(exact, digest)
