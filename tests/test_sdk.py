@@ -292,6 +292,16 @@ def test_exception_in_decide_is_internal_and_server_survives(echo_server) -> Non
     assert stub.Decide(req, timeout=5).action.play.card == card("JH")
 
 
+def test_an_empty_action_is_named_as_one(echo_server) -> None:
+    """A decide() that returns ``pb.Action()`` is told so in words (a new user's trial: the
+    message read "decide() returned , not a filled-in Action")."""
+    _, stub = echo_server
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Decide(pb.DecideRequest(legal_actions=[pb.Action()]), timeout=5)  # the echo bot returns it
+    assert err.value.code() == grpc.StatusCode.INTERNAL
+    assert err.value.details() == "decide() returned an empty Action (no field set), not a filled-in Action"
+
+
 def test_decide_stream_answers_each_request_in_order(echo_server) -> None:
     _, stub = echo_server
     reqs = [request(observation(hand="JH 7S"), [a, b]) for a, b in (("play JH", "play 7S"), ("play 7S", "play JH"))]

@@ -231,7 +231,7 @@ def registered_bots(db: Path) -> list:
         store.close()
 
 
-def bot_folders(specs: list[str], registered, *, what: str = "bot") -> list[Path]:
+def bot_folders(specs: list[str], registered, *, what: str = "bot", hashes: dict[str, str] | None = None) -> list[Path]:
     """Each bot argument as the folder to play: a folder holding ``bot.toml``, a registered
     bot's ``name@version`` or ``name`` (its newest version: its frozen copy), or a sample
     bot's name (``random``, ``greedy``, ``heuristic``), as :func:`arena.stats.sprt.resolve_bot`
@@ -240,7 +240,9 @@ def bot_folders(specs: list[str], registered, *, what: str = "bot") -> list[Path
     opened for a folder).  A path (with
     ``/``, or one that exists) that is none of these is returned as it is, for the manifest's
     own message (no such folder, no ``bot.toml``); any other spec is an error message
-    (exit 1) listing the known names."""
+    (exit 1) listing the known names.  ``hashes``, if given, gets each registered bot's frozen
+    copy (as returned) mapped to its registered content hash, which the referee checks before
+    every start (and by which a house bot's copy is known: :func:`referee.evict.is_house`)."""
     from ..stats.sprt import resolve_bot
 
     out: list[Path] = []
@@ -258,6 +260,8 @@ def bot_folders(specs: list[str], registered, *, what: str = "bot") -> list[Path
                 continue
             raise fail(f"{what} {e}") from None
         out.append(x if kind == "folder" else Path(x.path))
+        if kind == "stored" and hashes is not None:
+            hashes[str(out[-1])] = x.content_hash
     return out
 
 

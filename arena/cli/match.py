@@ -135,8 +135,9 @@ def match(
 
     if len(bots) != 2:
         raise fail(f"give exactly two --bot options (got {len(bots)})", code=2)
+    hashes: dict[str, str] = {}  # registered bots' frozen copies: their content hashes
     bots = [spec if is_endpoint(spec) and not Path(spec).exists() else str(bot_folders(
-        [spec], lambda: registered_bots(db), what="--bot")[0]) for spec in bots]
+        [spec], lambda: registered_bots(db), what="--bot", hashes=hashes)[0]) for spec in bots]
     try:
         rules = get_ruleset(ruleset.value, **_parse_options(option))
     except ValueError as e:
@@ -171,7 +172,7 @@ def match(
                 raise fail(f"--logs {escape(str(logs))}: cannot make the folder: {e.strerror}") from None
         run_match(bots, boards=boards, seed=seed, ruleset=rules, decision_ms=decision_ms,
                   time_bank_ms=time_bank_ms, max_faults=max_faults, console=console, limits=limits,
-                  log_dir=logs.resolve() if logs is not None else None, deals=suite)
+                  log_dir=logs.resolve() if logs is not None else None, deals=suite, content_hashes=hashes)
         if logs is not None:
             console.print(f"bot output kept in {logs}: {len(list(logs.glob('*.log')))} files", highlight=False,
                           markup=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import statistics
 import threading
@@ -36,7 +37,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: Ruleset, decision_ms: int,
               time_bank_ms: int, max_faults: int, console: Console,
               limits: Limits | None = None, log_dir: Path | None = None,
-              deals: Sequence[Board] | None = None) -> list[BoardPairResult]:
+              deals: Sequence[Board] | None = None,
+              content_hashes: dict[str, str] | None = None) -> list[BoardPairResult]:
     """Play and print a duplicate match; returns the board pairs.
 
     ``seed`` deals the boards (``make_board(seed, k)``); ``None`` draws a secret one
@@ -52,8 +54,13 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     ``log_dir``: keep every bot process's output there (:attr:`MatchConfig.log_dir`).
     ``deals``: a deal suite's boards (:mod:`arena.play.deals`), played instead of dealt ones
     (``boards`` must be their number); the seed still renames table 2's suits.
+    ``content_hashes``: registered bots' frozen copies (a spec) → their registered content hash,
+    checked before every start (:attr:`referee.match.Entrant.content_hash`).
     """
-    a, b = distinct([resolve_entrant(s) for s in specs])
+    entrants = [resolve_entrant(s) for s in specs]
+    hashes = content_hashes or {}
+    a, b = distinct([dataclasses.replace(e, content_hash=hashes[s]) if s in hashes else e
+                     for s, e in zip(specs, entrants)])
     secret = seed is None
     if seed is None:
         seed = new_seed()

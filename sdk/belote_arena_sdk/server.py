@@ -147,7 +147,8 @@ class _Servicer(bot_pb2_grpc.BotServiceServicer):
             self._run(context, "on_deal()", lambda: self._bot.on_deal(deal))
         action = self._run(context, "decide()", lambda: self._bot.decide(request))
         if not isinstance(action, pb.Action) or action.WhichOneof("kind") is None:
-            context.abort(grpc.StatusCode.INTERNAL, f"decide() returned {action!r}, not a filled-in Action")
+            got = "an empty Action (no field set)" if isinstance(action, pb.Action) else repr(action)
+            context.abort(grpc.StatusCode.INTERNAL, f"decide() returned {got}, not a filled-in Action")
         if action not in request.legal_actions:
             print(f"warning: decide() returned {action_str(action)!r}, not one of the legal actions", file=sys.stderr)
         return pb.DecideResponse(action=action)

@@ -78,6 +78,13 @@ def test_a_frozen_copy_changed_after_submission_is_refused(tmp_path):
     assert [(a, b, board) for a, b, board, *_ in rows] == [(key, entrant_key("greedy", "1.0.0"), k) for k in (0, 1)]
     assert all(fa and not fb for *_, fa, fb in rows), rows  # random forfeits every board, greedy none
 
+    # arena match plays a registered bot named by its name@version from its frozen copy, with its
+    # registered hash checked too (a new user's trial: by name it lost the hash, and a house bot's
+    # copy then paid the caches' clearing as a visitor)
+    r = cli("match", "--bot", "random@1.0.0", "--bot", "greedy", "--boards", 1, "--seed", 5, "--db", db)
+    assert r.exit_code == 0, output(r)
+    assert "has changed since it was submitted" in output(r), output(r)
+
 
 def _hashes(paths) -> dict[str, str]:
     out = {}
