@@ -162,7 +162,9 @@ class _Seat:
         self.bank_ms = float(config.time_bank_ms)
         self.start_error: str | None = None
         self.cancelled = threading.Event()  # set when the match closes: no more starts are tried
-        self.recent_ms: deque[float] = deque(maxlen=RECENT_ANSWERS)  # its bot's thaws and answers, ms
+        # its bot's thaws and answers, ms: at each point of a deal (:func:`decision_point`), and all
+        self.recent_ms: dict[tuple, deque[float]] = {}
+        self.recent_any: deque[float] = deque(maxlen=RECENT_ANSWERS)
         self.board_logs: list[str] = []  # the kept logs of the processes that held the seat this board
 
     def ensure(self, start_request: pb.StartMatchRequest, loop: asyncio.AbstractEventLoop | None = None) -> BotClient | None:
@@ -478,6 +480,7 @@ class DuplicateMatch:
         faults: list[Fault] = []
         max_faults = self.config.max_faults
         barred = {k for k, n in counted.items() if n >= max_faults}
+        exchange_asked: set[int] = set()  # seats asked about the trump-7 exchange (RULES.md §7)
         ns = self.a if table == 1 else self.b
         ew = self.b if table == 1 else self.a
         for s in (self.seats[(table, n)] for n in range(self.config.ruleset.seats)):  # the processes of this board
@@ -487,11 +490,14 @@ class DuplicateMatch:
             seat_no = state.to_act
             legal = state.legal_actions()
             seat = self.seats[(table, seat_no)]
+            point, declared = decision_point(state), list(state.declared)
+            if state.phase is Phase.EXCHANGE:
+                exchange_asked.add(seat_no)
             if counted[seat.entrant.key] >= max_faults:  # forfeited: played unasked, at once
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             elif len(legal) == 1:  # forced: played unasked, after the pause the bot might have taken
                 if len(state.hand(seat_no)) > 1:  # a last card is forced for all to see: no pause
-                    await self._unasked_pause(seat)
+                    await self._unasked_pause(seat, point)
                 action, ms, kind, detail = legal[0], 0.0, None, ""
             else:
                 action, ms, kind, detail = await self._ask(seat, state, legal, deal_number)
@@ -500,7 +506,18 @@ class DuplicateMatch:
                 counted[seat.entrant.key] += 1
                 action = legal[0]
             decisions.append(Decision(seat_no, action.to_json(), round(ms, 3), kind))
+            phase = state.phase
             state.apply(action)
+            # decisions the engine skipped (a seat with nothing to declare; the trump-7 exchange,
+            # asked of the seven's holder only) cost what asked ones do, as forced moves (red team 40)
+            unasked = [(s, (Phase.DECLARATION, 0)) for s in range(len(declared))
+                       if declared[s] is None and state.declared[s] == () and (s, phase) != (seat_no, Phase.DECLARATION)]
+            if phase is not Phase.PLAY and state.phase is Phase.PLAY and state.exchange_offered():
+                unasked += [(s, (Phase.EXCHANGE, 0)) for s in range(self.config.ruleset.seats) if s not in exchange_asked]
+            for s, at in unasked:
+                other = self.seats[(table, s)]
+                if counted[other.entrant.key] < max_faults:
+                    await self._unasked_pause(other, at)
         outcome = bm.finish_deal(state)
         # every action as taken, explicit empty declarations included: one row per decision
         record = DealRecord(ruleset=state.ruleset, dealer=state.dealer, deck=state.deck,
@@ -512,15 +529,19 @@ class DuplicateMatch:
         )
         return result, barred
 
-    async def _unasked_pause(self, seat: _Seat) -> None:
-        """Spend the time asking the seat's bot might have taken: the caches cleared as before
-        its turn (``BotClient.clear_caches``), then a wait drawn from its own recent thaws and
-        answers (none known: no wait), so that whether a seat was asked does not show in the
-        time before the next request to any bot (issue 19 item 4)."""
+    async def _unasked_pause(self, seat: _Seat, point: tuple) -> None:
+        """Spend the time asking the seat's bot might have taken at ``point`` of the deal
+        (:func:`decision_point`): the caches cleared as before its turn
+        (``BotClient.clear_caches``), then a wait drawn from its own recent thaws and answers
+        at that point (none there: at any point; none at all: no wait), so that whether a seat
+        was asked does not show in the time before the next request to any bot (issue 19 item
+        4; red team 40: a bot thinking less as the tricks go showed its forced moves late in
+        the deal through pauses drawn from all its answers)."""
         if seat.client is not None:
             seat.client.clear_caches()
-        if seat.recent_ms:
-            await asyncio.sleep(self._pause_rng.choice(seat.recent_ms) / 1000.0)
+        recent = seat.recent_ms.get(point) or seat.recent_any
+        if recent:
+            await asyncio.sleep(self._pause_rng.choice(recent) / 1000.0)
 
     async def _ask(self, seat: _Seat, state: DealState, legal: list, deal_number: int):
         """Ask a seat's bot; return (action or None, ms, fault kind or None, detail).
@@ -558,12 +579,22 @@ class DuplicateMatch:
             return None, ms, FaultKind.CONNECTION, f"the call failed: {type(err).__name__}: {err}"
         asked_s = time.perf_counter() - t0
         ms = (asked_s - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
-        seat.recent_ms.append((asked_s - client.last_clear_s) * 1000)  # the thaw and the answer
+        took_ms = (asked_s - client.last_clear_s) * 1000  # the thaw and the answer
+        seat.recent_any.append(took_ms)
+        seat.recent_ms.setdefault(decision_point(state), deque(maxlen=RECENT_ANSWERS)).append(took_ms)
         if ms > self.config.decision_ms:
             seat.bank_ms = max(0.0, seat.bank_ms - (ms - self.config.decision_ms))
         seat.bank_ms += self.config.time_increment_ms
         action, kind, detail = judge_answer(response, state, legal)
         return action, ms, kind, detail
+
+
+def decision_point(state: DealState) -> tuple:
+    """Where in the deal the seat to act decides: its phase and, in the play, the trick's number
+    (0-based).  A forced move's pause is drawn from the seat's answers at the same point: a bot's
+    thinking time changes as the deal goes (red team 40: the expert bot, ~250 ms a bid, ~11 ms at
+    the 7th trick)."""
+    return (state.phase, len(state.tricks) if state.phase is Phase.PLAY else 0)
 
 
 def decide_request(state: DealState, legal: list, *, options: pb.RulesetOptions, deal_number: int,

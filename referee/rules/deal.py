@@ -529,9 +529,16 @@ class DealState:
         self._resolve_declarations()
         self._after_declarations()
 
+    def exchange_offered(self) -> bool:
+        """Whether this deal's contract offers the trump-7 exchange (RULES.md §7): the rule is
+        on and the trump is the turned card's suit, whoever holds the seven (only its holder
+        is asked)."""
+        return bool(self.ruleset.exchange_trump_seven and self.trump_mode is TrumpMode.SUIT
+                    and self.trump == self.turned >> 3)
+
     def _after_declarations(self) -> None:
         rules = self.ruleset
-        if rules.exchange_trump_seven and self.trump_mode is TrumpMode.SUIT and self.trump == self.turned >> 3:
+        if self.exchange_offered():
             seven = 1 << (self._trump_index * 8 + Rank.SEVEN)
             for s in range(rules.seats):
                 if self.hands[s] & seven:

@@ -84,7 +84,7 @@ def test_the_gap_before_a_request_does_not_show_a_forced_move(tmp_path, monkeypa
     assert forced >= 5, "too few forced moves to judge"
     assert accuracy <= chance + 0.05, (accuracy, chance)
 
-    async def no_pause(self, seat):  # the control: forced moves played at once, as before issue 19
+    async def no_pause(self, seat, point):  # the control: forced moves played at once, as before issue 19
         return None
 
     monkeypatch.setattr(match_module.DuplicateMatch, "_unasked_pause", no_pause)
