@@ -120,6 +120,10 @@ def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float
         submit(store, bot, store_root=folder / "bots", tournament="bench")
     store.close()
     env = dict(os.environ, PYTHONPATH=str(code))
+    # the image this process made (for the bots' submission) shows this checkout's files: a
+    # revision's arena makes its own (inherited, every bot of an @REV mode failed to start,
+    # its sample_bots missing from the image: every board forfeited, caught by the rows' check)
+    env.pop("BELOTE_ARENA_IMAGE", None)
     c0 = cpu_now()
     out = subprocess.run([sys.executable, "-c", _ONE, kind, n, str(db)], cwd=code, env=env, check=True,
                          capture_output=True, text=True).stdout
