@@ -36,7 +36,11 @@ on the match's own event loop.
 legal action is played by the referee without a call (its time is recorded as
 0 ms), after a pause drawn from that seat's own recent answer times: the time
 before another bot's next request does not show whether a seat was asked.  A
-seat's last card needs no pause: every seat knows it is forced.
+seat's last card needs no pause: every seat knows it is forced.  The decisions the
+engine skips are paused for alike: a seat with nothing to declare, and the seats not
+holding the seven of trumps when the trump-7 exchange is offered (red team 40).  The
+pause is drawn from the seat's answers at the same point of the deal
+(:func:`decision_point`).
 
 Bots are told nothing that contains or derives invertibly from the match's seed
 (issue 9): their match id, RNG seeds and deal numbers are HMACs keyed by it
