@@ -240,7 +240,7 @@ class Limits:
     freeze: bool = True
     weak_limits: bool = False
     image: bool = True
-    evict_caches: bool = field(default_factory=lambda: clear_caches_default())
+    evict_caches: bool = field(default_factory=clear_caches_default)
 
 
 class WeakLimitsError(RuntimeError):
