@@ -28,7 +28,8 @@ from referee.match import Entrant
 from referee.sandbox import Limits
 
 from .botkit import SAMPLE_BOTS, entrant, install_call_log
-from .test_match import decisions_of, play
+from .test_match import decisions_of, play, seat_entrant
+from .test_unasked import expected_pauses
 
 # alone (make test runs it after the parallel part): it times cache lines against a control
 pytestmark = [pytest.mark.skipif(platform.machine() != "x86_64", reason="clflush and rdtscp are x86-64's"),
@@ -75,7 +76,7 @@ libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_i
 n = int(sys.argv[1])
 fd = os.open("pad.bin", os.O_RDONLY)
 base = ctypes.c_void_p(libc.mmap(None, n * 4096, 1, 2, fd, 0))  # PROT_READ, MAP_PRIVATE
-os.sched_setaffinity(0, {0})
+assert os.sched_getaffinity(0) == {0}  # pinned by the harness (a bot cannot pin itself: the scheduler may)
 out = (ctypes.c_uint * n)()
 order = list(range(n))
 def read():
@@ -99,9 +100,16 @@ for line in sys.stdin:
 
 
 def _start(code):
-    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "probe.py", str(BITS)], {"PATH": "/usr/bin"}, Limits(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, bufsize=1)
+    """A probe in a sandbox, on CPU 0: a sandboxed process may not pin itself (``sched_setaffinity``
+    is refused), so the harness starts it pinned, as the scheduler may place two partners."""
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})  # inherited by the sandbox's processes
+    try:
+        box = sandbox.Sandboxed(code, ["/usr/bin/python3", "probe.py", str(BITS)], {"PATH": "/usr/bin"}, Limits(),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, bufsize=1)
+    finally:
+        os.sched_setaffinity(0, mine)
     line = box.process.stdout.readline()
     assert line.strip().isdigit(), f"the probe did not start (exit {box.process.poll()})"
     box.lock()
@@ -225,6 +233,9 @@ def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_pa
     results = play(tmp_path, visitor, house, 2, limits=Limits(evict_caches=evict_caches))
     calls = {key: sum(e[:2] == ("decide", key) for e in log.events) for key in (visitor.key, house.key)}
     unasked = sum(d.ms == 0 and d.fault is None for r in results for d in decisions_of(r, visitor.key))
+    # and the visitor's declarations the engine skipped, paused for alike (tests/referee/test_unasked.py)
+    unasked += sum(n for (t, seat, _), n in expected_pauses(results, "classic").items()
+                   if seat_entrant(results[0], t, seat) == visitor.key)
     assert len(results) == 2 and min(calls.values()) >= 2 * 2 * 4  # two boards, two tables, 4 card calls a side
     if evict_caches:  # and before a visitor's decision played without a call, once its seat's bot is up
         assert calls[visitor.key] <= cleared.count - before <= calls[visitor.key] + unasked, \

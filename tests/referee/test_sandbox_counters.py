@@ -218,7 +218,8 @@ COOKIES = 3000
 #: the error of the first refusal, and whether a sock_diag netlink socket opened.
 ASK_COOKIES = """
 import os, socket, sys
-os.sched_setaffinity(0, {0})  # cookies come in batches per CPU: draw from CPU 0's, as the reader does
+if os.sched_getaffinity(0) != {0}:  # cookies come in batches per CPU: draw from CPU 0's, as the reader does
+    os.sched_setaffinity(0, {0})  # on the host; a sandbox refuses it, and _probe starts it on CPU 0
 answered, error = 0, None
 for _ in range(int(sys.argv[1])):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -249,15 +250,20 @@ def _next_cookie() -> int:
 
 
 def _probe(tmp_path: Path, sandboxed: bool, code: str, *args: str) -> str:
-    """The output of ``python -c code args…``, in a sandbox (default limits) or, for a control,
+    """The output of ``python -c code args…``, in a sandbox (default limits, started on CPU 0) or, for a control,
     on the host; each run bounded at 60 s."""
     if not sandboxed:
         return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60).stdout
     folder = tmp_path / "code"
     folder.mkdir(mode=0o755)
     tmp_path.chmod(0o755)
-    box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", code, *args], {"PATH": "/usr/bin"}, Limits(),
-                            stdout=subprocess.PIPE, text=True)
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})  # inherited: a sandboxed process may not pin itself
+    try:
+        box = sandbox.Sandboxed(folder, ["/usr/bin/python3", "-c", code, *args], {"PATH": "/usr/bin"}, Limits(),
+                                stdout=subprocess.PIPE, text=True)
+    finally:
+        os.sched_setaffinity(0, mine)
     try:
         return box.process.communicate(timeout=60)[0]
     finally:
