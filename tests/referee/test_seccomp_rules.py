@@ -54,6 +54,20 @@ def _numbers() -> dict[str, int]:
     return out
 
 
+def _in_sandbox(tmp_path, name: str, code: str) -> tuple[str, str]:
+    """(stdout, stderr) of ``code`` run as ``name`` by the system Python in a sandbox (default limits)."""
+    folder = tmp_path / "code"
+    folder.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    (folder / name).write_text(code)
+    box = sandbox.Sandboxed(folder, ["/usr/bin/python3", name], {"PATH": "/usr/bin"}, Limits(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        return box.process.communicate(timeout=60)
+    finally:
+        box.release()
+
+
 @pytest.mark.guard(60)
 @pytest.mark.skipif(sys.platform != "linux" or not sandbox.support().seccomp, reason="no seccomp filter here")
 def test_every_refused_syscall_is_refused_by_the_filter_itself(tmp_path):
@@ -136,16 +150,7 @@ def test_no_timer_of_a_bot_fires(tmp_path):
     interrupt on the CPU it was armed on, which its partner pinned there timed (48-66 exact
     partner hands of 120-156). In the sandbox no timer a bot arms fires: each way is refused
     (``ITIMER_REAL``, POSIX timers, timerfd). Control: outside the sandbox each fires once."""
-    code = tmp_path / "code"
-    code.mkdir(mode=0o755)
-    tmp_path.chmod(0o755)
-    (code / "timers.py").write_text(TIMERS)
-    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "timers.py"], {"PATH": "/usr/bin"}, Limits(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = box.process.communicate(timeout=60)
-    finally:
-        box.release()
+    out, err = _in_sandbox(tmp_path, "timers.py", TIMERS)
     assert json.loads(out) == {"itimer": "Operation not permitted", "posix": "Operation not permitted",
                                "timerfd": "Operation not permitted"}, (out, err)
     control = subprocess.run(["/usr/bin/python3", "-c", TIMERS], capture_output=True, text=True, timeout=60)
@@ -171,16 +176,7 @@ def test_a_bot_cannot_pin_itself_to_a_cpu(tmp_path):
     """Partners pinned to one CPU meet on its private state, the channel of every same-core
     attack (red teams 34 and 39): in the sandbox ``sched_setaffinity`` is refused (EPERM),
     while reading the CPUs it may use works, as runtimes need. Control: outside, the pin holds."""
-    code = tmp_path / "code"
-    code.mkdir(mode=0o755)
-    tmp_path.chmod(0o755)
-    (code / "pin.py").write_text(PIN)
-    box = sandbox.Sandboxed(code, ["/usr/bin/python3", "pin.py"], {"PATH": "/usr/bin"}, Limits(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = box.process.communicate(timeout=60)
-    finally:
-        box.release()
+    out, err = _in_sandbox(tmp_path, "pin.py", PIN)
     inside = json.loads(out)
     assert inside["error"] == "Operation not permitted" and inside["before"], (out, err)
     control = json.loads(subprocess.run(["/usr/bin/python3", "-c", PIN], capture_output=True, text=True,
