@@ -42,9 +42,6 @@ sys.path.insert(0, str(ROOT))
 
 import duckdb  # noqa: E402
 
-from arena.store import Store  # noqa: E402
-from arena.play.submit import submit  # noqa: E402
-from referee.rules import get_ruleset  # noqa: E402
 
 SEED = 1
 
@@ -70,14 +67,25 @@ def cpu_now() -> float:
     return busy / os.sysconf("SC_CLK_TCK")
 
 
-#: Run in a process of its own (``python -c``), with the checkout under test first on sys.path:
-#: plays the tournament of ``argv[1]`` (a database with its bots entered) and prints JSON.
+#: Run in a process of its own (``python -c``), with the checkout under test first on sys.path
+#: and as its working folder: enters the bots in a fresh database with that checkout's own
+#: store and submission (its schema), plays the tournament and prints JSON.  Arguments:
+#: kind, workers, database, boards per pair, seed, the bots' folders.
 _ONE = """
-import json, os, sys, time
-from arena.play import tournament
-from arena.store import Store
-kind, n, db = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+import importlib, json, os, sys, time
+from pathlib import Path
+# the package's layout of the checkout under test (arena/play/ since the re-lay; flat before)
+flat = not os.path.isdir(os.path.join("arena", "play"))
+tournament = importlib.import_module("arena.tournament" if flat else "arena.play.tournament")
+submit = importlib.import_module("arena.submit" if flat else "arena.play.submit").submit
+Store = importlib.import_module("arena.store").Store
+from referee.rules import get_ruleset
+kind, n, db, boards, seed, bots = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
 store = Store.open(db)
+rs = get_ruleset("classic")
+store.create_tournament("bench", rs.name, rs.options(), seed, boards)
+for bot in bots:
+    submit(store, bot, store_root=db.parent / "bots", tournament="bench")
 write_s = 0.0
 original = store.write_board_pairs
 def timed(*args, **kwargs):
@@ -90,7 +98,7 @@ def timed(*args, **kwargs):
 store.write_board_pairs = timed
 kw = {}
 if kind == "dask":
-    from arena.play.cluster import DaskExecutor
+    DaskExecutor = importlib.import_module("arena.cluster" if flat else "arena.play.cluster").DaskExecutor
     kw["executor"] = DaskExecutor(f"local:{n}")
 elif kind == "exclusive":
     kw["exclusive_boards"] = True
@@ -113,20 +121,18 @@ def run_once(mode: str, bots: list[Path], boards: int, tmp: Path) -> tuple[float
         code = tmp / f"rev-{rev}"
         if not code.exists():
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(code), rev], check=True)
-    store = Store.open(db)
-    rs = get_ruleset("classic")
-    store.create_tournament("bench", rs.name, rs.options(), SEED, boards)
-    for bot in bots:
-        submit(store, bot, store_root=folder / "bots", tournament="bench")
-    store.close()
     env = dict(os.environ, PYTHONPATH=str(code))
     # the image this process made (for the bots' submission) shows this checkout's files: a
     # revision's arena makes its own (inherited, every bot of an @REV mode failed to start,
     # its sample_bots missing from the image: every board forfeited, caught by the rows' check)
     env.pop("BELOTE_ARENA_IMAGE", None)
-    c0 = cpu_now()
-    out = subprocess.run([sys.executable, "-c", _ONE, kind, n, str(db)], cwd=code, env=env, check=True,
-                         capture_output=True, text=True).stdout
+    c0 = cpu_now()  # the bots' check at submission counts too: it is the same for every mode
+    done = subprocess.run([sys.executable, "-c", _ONE, kind, n, str(db), str(boards), str(SEED), *map(str, bots)],
+                          cwd=code, env=env,
+                          capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"mode {mode} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    out = done.stdout
     cpu = cpu_now() - c0
     r = json.loads(out.strip().splitlines()[-1])
     with duckdb.connect(str(db), read_only=True) as con:

@@ -45,6 +45,10 @@ from .manifest import PACKAGES_DIR, Manifest, content_hash_cached
 from .records import printable
 from .sandbox import Limits
 
+#: What the sandbox's launcher (``prlimit``, which then becomes the bot) says when the bot's
+#: command cannot be run: ``prlimit: failed to execute pythn3: No such file or directory``.
+_LAUNCH_FAILED = "prlimit: failed to execute "
+
 MAX_MESSAGE_BYTES = 64 * 1024
 _CHANNEL_OPTIONS = [
     ("grpc.enable_retries", 0),
@@ -417,8 +421,15 @@ class BotClient:
 
     def _quoted(self) -> str:
         """": <the end of the bot's output>" for a start's error message, or where it is not quoted
-        (:attr:`quote_output` off), a pointer to the bot's log."""
-        return f": {self.log_tail()}" if self.quote_output else " (its output is in its owner's log)"
+        (:attr:`quote_output` off), a pointer to the bot's log.  A command that could not be run
+        at all (the launcher's ``failed to execute``, the bot's code never ran) is said in words."""
+        tail = self.log_tail()
+        if (at := tail.rfind(_LAUNCH_FAILED)) >= 0:
+            program, _, why = tail[at + len(_LAUNCH_FAILED):].partition(": ")
+            return (f": its command could not be run: {program}: {why.strip() or 'failed'} (bot.toml's command "
+                    f"{list(self.manifest.command)!r}: the first word is a program of the sandbox, such as python3 "
+                    "or node, or an executable file of the bot's folder)")
+        return f": {tail}" if self.quote_output else " (its output is in its owner's log)"
 
     def log_tail(self, n: int = 300) -> str:
         """The last ``n`` characters of the bot's stdout/stderr, its readiness line left out."""

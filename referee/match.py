@@ -277,13 +277,14 @@ def _crash_detail(client: BotClient, when: str = "") -> str:
     return f"the bot process {client.exit_description()}{when}" + (f"; its last output: {tail}" if tail else "")
 
 
-def fault_from_rpc(err: grpc.RpcError, client: BotClient) -> tuple[str, str]:
-    """The fault (kind, detail in words) of a decision call that failed with ``err``: a timeout,
+def fault_from_rpc(err: grpc.RpcError, client: BotClient, deadline: str = "the deadline") -> tuple[str, str]:
+    """The fault (kind, detail in words) of a decision call that failed with ``err``: a timeout
+    (its detail names ``deadline``, e.g. ``"1,000 ms (--decision-ms 1000 + time bank 0 ms)"``),
     a crash (the process is gone), an answer too large, the bot's own error status, or a
     connection fault.  May wait up to 0.25 s for the process's exit (call it off the event loop)."""
     code = err.code()
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return FaultKind.TIMEOUT, "no answer within the deadline"
+        return FaultKind.TIMEOUT, f"no answer within {deadline}"
     if not client.alive() or (code == grpc.StatusCode.UNAVAILABLE and _exited(client)):
         return FaultKind.CRASH, _crash_detail(client)
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
@@ -573,7 +574,9 @@ class DuplicateMatch:
         except grpc.RpcError as err:
             ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000  # thawing the bot is the referee's time
             # on a thread: telling a crash from a lost connection waits up to 0.25 s for the exit
-            kind, detail = await self._loop.run_in_executor(self._starter, fault_from_rpc, err, client)
+            deadline = (f"{timeout_ms:,.0f} ms (--decision-ms {self.config.decision_ms}"
+                        f" + time bank {seat.bank_ms:,.0f} ms)")
+            kind, detail = await self._loop.run_in_executor(self._starter, fault_from_rpc, err, client, deadline)
             if kind in RESTART_AFTER:  # a bot that timed out may be stuck in its handler
                 await seat.aclose(self._starter)
             return None, ms, kind, detail

@@ -98,9 +98,6 @@ def sprt(
         settings.check()
     except ValueError as e:
         raise fail(str(e), code=2) from None
-    warning = sp.max_boards_warning(settings)
-    if warning:
-        err.print(f"warning: {warning}", highlight=False)
     log_dir = _logs_folder(logs)
     store = open_store(db)
     try:
@@ -112,6 +109,9 @@ def sprt(
             raise fail(f"A and B are the same bot ({keys[0]}): give two different bots or versions")
         for m in manifests:
             m.check_plays(rs.name)
+        warning = sp.max_boards_warning(settings)  # once the test can be played: an error comes first
+        if warning:
+            err.print(f"warning: {warning}", highlight=False)
         test = name or f"sprt-{keys[0]}-{keys[1]}-{elo0:g}-{elo1:g}"
         stored = sp.load(store, test)
         if stored is not None:

@@ -20,7 +20,7 @@ from referee.sandbox import report as sandbox_report
 from referee.rules import get_ruleset
 
 from ..report.faults import fault_words
-from ..report.render import show_table
+from ..report.render import plural, print_trimmed, show_table
 from ..play.schedule import new_seed
 from .base import (
     DEFAULT_DB,
@@ -243,7 +243,7 @@ def tournament_run(
             executor = tour.local_executor(tables)
         where = executor.description
         if cluster is None:
-            where += f" (--workers auto: {_plural(cores(), 'core')} here)" if not workers else f" (--workers {workers})"
+            where += f" (--workers auto: {plural(cores(), 'core')} here)" if not workers else f" (--workers {workers})"
         if at_once < executor.slots:
             where += (" — 1 table at once here: --exclusive-boards" if exclusive_boards else
                       " — 1 table at once here: a gauntlet's entrant plays every match" if t.gauntlet else
@@ -369,10 +369,6 @@ def _logs_folder(path: Path | None) -> Path | None:
     return path.resolve()
 
 
-def _plural(n: int, one: str) -> str:
-    return f"{n} {one}{'' if n == 1 else 's'}"
-
-
 def _short(digits: str, keep: int = 16) -> str:
     """A long number cut for a table (``arena tournament show`` prints it whole)."""
     return digits if len(digits) <= keep + 1 else digits[:keep] + "…"
@@ -495,4 +491,4 @@ def tournament_show(
             "the boards are the deal suite's (the seed renames table 2's suits: "
             "arena.play.schedule.suit_permutation(SEED, k))" if suite is not None
             else "board k is referee.rules.make_board(SEED, k)"))
-    console.print(grid, highlight=False)
+    print_trimmed(console, grid)

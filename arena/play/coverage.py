@@ -323,7 +323,8 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
             try:
                 response = await client.decide_async(request, decision_ms / 1000)
             except grpc.RpcError as err:
-                answer.kind, detail = await loop.run_in_executor(starter, fault_from_rpc, err, client)
+                answer.kind, detail = await loop.run_in_executor(starter, fault_from_rpc, err, client,
+                                                                  f"{decision_ms:,} ms (--decision-ms)")
                 answer.detail = printable(detail)  # it may quote the bot's own text
                 answer.shown = describe(state, legal, None).rsplit("\n", 1)[0] + f"\nanswer: none ({answer.kind})"
                 if answer.kind in RESTART_AFTER:  # as in a match: a new process for the next position

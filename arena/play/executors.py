@@ -58,6 +58,7 @@ from referee.match import Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult
 from referee.rules import Board, make_board
 
+from ..report.render import plural
 from .malloc import TRIM_EVERY, few_malloc_arenas, trim_memory
 from .schedule import suit_permutation
 
@@ -395,7 +396,7 @@ class ThreadExecutor(_PoolExecutor):
         self._queue: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="match")
-        self.description = f"{_tables(self.workers)} at once, {_plural(self.workers, 'thread')}"
+        self.description = f"{_tables(self.workers)} at once, {plural(self.workers, 'thread')}"
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit, (self._queue, self._stop))
@@ -412,7 +413,7 @@ class ProcessExecutor(_PoolExecutor):
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=_worker_init,
                                          initargs=(self._queue, self._stop, os.getpid()))
         self.description = (f"up to {_tables(self.workers)} at once, "
-                            f"{_plural(self.workers, 'worker process', 'worker processes')}")
+                            f"{plural(self.workers, 'worker process', 'worker processes')}")
 
     def _submit(self, unit: Unit) -> Future:
         return self._pool.submit(_unit_task, self._work, unit)
@@ -426,12 +427,8 @@ class ProcessExecutor(_PoolExecutor):
         return errors
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
 def _tables(n: int) -> str:
-    return _plural(n, "table")
+    return plural(n, "table")
 
 
 def local_executor(workers: int) -> Executor:

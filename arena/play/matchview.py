@@ -20,7 +20,7 @@ from referee.records import BoardPairResult
 from referee.rules import Board, Ruleset, make_board
 
 from ..report.faults import fault_lines
-from ..report.render import show_table
+from ..report.render import plural, show_table
 from ..store import seed_commitment
 from .entrants import distinct, resolve_entrant
 from .schedule import new_seed, suit_permutation
@@ -168,7 +168,7 @@ def print_match(console: Console, a: str, b: str, results: list[BoardPairResult]
                   f"{total:+d}", "")
     show_table(console, table)
     forfeits = sum(r.forfeit_a for r in results), sum(r.forfeit_b for r in results)
-    console.print(f"{a}: {wins} boards won, {len(results) - wins - losses} drawn, {losses} lost; "
+    console.print(f"{a}: {plural(wins, 'board')} won, {len(results) - wins - losses} drawn, {losses} lost; "
                   f"total duplicate margin {total:+d} points"
                   + (f" (boards forfeited — lost whatever the points: A {forfeits[0]}, B {forfeits[1]})"
                      if any(forfeits) else ""))

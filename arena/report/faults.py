@@ -61,8 +61,9 @@ def fault_lines(faults, limit: int = 10) -> list[str]:
         groups.setdefault((f.entrant, f.kind, f.detail), []).append(f)
     out = []
     for (entrant, kind, detail), same in list(groups.items())[:limit]:
-        places = "; ".join(f"board {f.board} table {f.table} seat {f.seat}" for f in same[:4])
-        more = f" and {len(same) - 4} more places" if len(same) > 4 else ""
+        where = list(dict.fromkeys(f"board {f.board} table {f.table} seat {f.seat}" for f in same))  # each place once
+        places = "; ".join(where[:4])
+        more = f" and {len(where) - 4} more places" if len(where) > 4 else ""
         times = f" ({len(same)} times)" if len(same) > 1 else ""
         out.append((entrant, f"{places}{more}{times}: {kind}: {fault_words(kind, detail)}; detail: {detail}"))
     if len(groups) > limit:

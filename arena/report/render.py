@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from rich import box
 from rich.console import Console, Group
 from rich.measure import Measurement
+from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +15,12 @@ from referee.rules import DealState
 from referee.rules.cards import CARD_TEXT, cards_of
 
 SEAT_NAMES_4 = ("N", "E", "S", "W")
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with its noun: ``plural(1, "board")`` → ``"1 board"``, ``plural(2, "board")`` →
+    ``"2 boards"`` (``many`` for an irregular plural)."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def seat_name(state_or_seats, seat: int) -> str:
@@ -143,3 +150,16 @@ def show_table(console: Console, make: Table | Callable[[tuple[str, ...]], Table
     if left_out:
         console.print(f"not shown at this width: {', '.join(h.strip() for h in left_out)} "
                       "(see --json, or a wider terminal)", style="dim", highlight=False)
+
+
+def print_trimmed(console: Console, renderable) -> None:
+    """Print ``renderable`` with no trailing spaces on its lines (a grid pads each cell to its
+    column's width, so a short row would end in spaces a user's copy or ``diff`` keeps)."""
+    for line in console.render_lines(renderable, pad=False):
+        while line and not line[-1].control and not line[-1].text.strip():
+            line.pop()
+        if line:
+            last = line[-1]
+            line[-1] = Segment(last.text.rstrip(), last.style, last.control)
+        console.print(Segments(line))
+

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import threading
 import time
@@ -20,7 +21,8 @@ import pytest
 
 from arena.play.schedule import suit_permutation
 from referee.botproc import BotClient, Limits
-from referee.match import DuplicateMatch, MatchConfig, play_match
+from referee.manifest import load_manifest
+from referee.match import DuplicateMatch, Entrant, MatchConfig, play_match
 from referee.records import BoardPairResult, FaultKind
 from referee.rules import RULESETS, Card, DealState, make_board, relabel, replay
 
@@ -29,6 +31,7 @@ from .spylog import read_spy_logs
 
 DECISION_MS = 250
 BOARD_SEED = 11
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 def play(tmp_path: Path, a, b, boards: int, *, ruleset: str = "classic", on_board_pair=None, **config):
@@ -148,6 +151,9 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
     assert_replays(results)  # the referee's fallbacks are legal and every board was scored
     faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
     assert len(faulty) == len(faults) and all(d.fault == kind for d in faulty)
+    if kind == FaultKind.TIMEOUT:  # the detail names the deadline the bot missed (issue 20 item 7)
+        assert all(f.detail == f"no answer within {DECISION_MS:,} ms (--decision-ms {DECISION_MS} + time bank 0 ms)"
+                   for f in faults), faults
 
     if kind == FaultKind.ILLEGAL:  # the card answered: not held, or (--how held) held but not legal now
         held_answers = 0
@@ -303,6 +309,25 @@ def test_a_bot_that_exits_at_start_up_is_a_start_fault(tmp_path, monkeypatch):
     assert len(log.failed_starts(bad.key)) == 6 and not log.starts(bad.key)
     assert not [e for e in log.events if e[0] == "decide" and e[1] == bad.key]
     assert_replays(results)
+    assert_no_leftovers(tmp_path)
+
+
+@pytest.mark.guard(60)
+def test_a_command_that_cannot_be_run_is_said_in_words(tmp_path):
+    """A bot.toml whose command names no program of the sandbox: the start fault says the
+    command could not be run and which (issue 20's new-user trial: it said only
+    "prlimit: failed to execute …", the launcher's words)."""
+    folder = tmp_path / "typo"
+    shutil.copytree(SAMPLES / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = folder / "bot.toml"
+    toml.write_text(toml.read_text().replace('name = "random"', 'name = "typo"')
+                    .replace('command = ["python", "bot.py"]', 'command = ["pythn3", "bot.py"]'))
+    bad = Entrant(key="typo@1.0.0", manifest=load_manifest(folder))
+    results = play(tmp_path, bad, entrant(tmp_path, "random"), 1, max_faults=1)
+    (fault, *_) = [f for r in results for f in r.faults]
+    assert fault.kind == FaultKind.START and fault.entrant == "typo@1.0.0"
+    assert "its command could not be run: pythn3: No such file or directory" in fault.detail, fault.detail
+    assert "prlimit" not in fault.detail
     assert_no_leftovers(tmp_path)
 
 

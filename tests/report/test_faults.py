@@ -30,8 +30,8 @@ def test_the_same_fault_is_told_once_with_its_places():
     assert len(lines) == 2
     (who, line), (other, single) = lines
     assert who == "x@1" and line.startswith(
-        "board 0 table 1 seat 2; board 0 table 1 seat 0; board 0 table 1 seat 0; board 0 table 2 seat 1 and 2 more "
-        "places (6 times): start: the bot's process ended at start-up")
+        "board 0 table 1 seat 2; board 0 table 1 seat 0; board 0 table 2 seat 1; board 0 table 2 seat 3 "
+        "(6 times): start: the bot's process ended at start-up")  # each place once
     assert line.count("ModuleNotFoundError") == 1
     assert other == "y@1" and single == ("board 3 table 2 seat 1: timeout: " + fault_words("timeout")
                                           + "; detail: no answer within 1000 ms")

@@ -240,14 +240,18 @@ def test_max_boards_below_twice_the_fixed_size_is_warned_about() -> None:
     assert max_boards_warning(SprtSettings(elo0=0.0, elo1=50.0, max_boards=2000)) is None
 
 
-def test_arena_sprt_warns_before_it_plays(tmp_path) -> None:
-    """The warning is printed before the bots are looked at (here the database is a folder,
-    so the command then fails)."""
+def test_arena_sprt_warns_once_the_test_can_be_played(tmp_path) -> None:
+    """The warning comes with a test that is played (here 4 board pairs), never before a
+    refusal: ``sprt random random`` says only that A and B are the same bot."""
     from typer.testing import CliRunner
 
     from arena.cli import app
 
-    result = CliRunner().invoke(app, ["sprt", "random", "greedy", "--elo1", "20", "--db", str(tmp_path)])
-    assert "warning: --max-boards 2000 is below about twice the 2944 board pairs" in result.output
-    quiet = CliRunner().invoke(app, ["sprt", "random", "greedy", "--db", str(tmp_path)])
-    assert "warning" not in quiet.output and quiet.exit_code != 0
+    db = str(tmp_path / "a.duckdb")
+    same = CliRunner().invoke(app, ["sprt", "random", "random", "--elo1", "20", "--db", db])
+    assert same.exit_code != 0 and "A and B are the same bot" in same.output
+    assert "warning" not in same.output
+    played = CliRunner().invoke(app, ["sprt", "random", "greedy", "--elo1", "20", "--max-boards", "4", "--db", db])
+    assert played.exit_code == 0, played.output
+    assert "warning: --max-boards 4 is below about twice the 2944 board pairs" in played.output
+    assert "no decision after 4 board pairs" in played.output
