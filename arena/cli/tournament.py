@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from referee.manifest import ManifestError
@@ -57,15 +57,26 @@ from .base import (
 PLAIN_EVERY_S = 30.0
 
 
-def rate_text(pairs: int, seconds: float) -> str:
-    """A speed of ``pairs`` board pairs in ``seconds``, in the unit that shows it: ``"2.5/s"``,
-    ``"4.0/min"`` or ``"1.5/h"`` (a slow field's "0.0/s" said nothing); ``""`` before the first."""
+def rate_text(pairs: float, seconds: float, unit: str | None = None) -> str:
+    """A speed of ``pairs`` board pairs in ``seconds``, in ``unit`` (``"s"``, ``"min"`` or
+    ``"h"``) or, with none, the unit that shows it: ``"2.5/s"``, ``"4.0/min"`` or ``"1.5/h"``
+    (a slow field's "0.0/s" said nothing); ``""`` before the first."""
     if pairs <= 0 or seconds <= 0:
         return ""
     rate = pairs / seconds
-    if rate >= 1:
-        return f"{rate:.1f}/s"
-    return f"{rate * 60:.1f}/min" if rate * 60 >= 1 else f"{rate * 3600:.1f}/h"
+    unit = unit or rate_unit(rate)
+    return f"{rate * {'s': 1, 'min': 60, 'h': 3600}[unit]:.1f}/{unit}"
+
+
+def rate_unit(rate: float) -> str:
+    """The unit that shows ``rate`` (board pairs a second) with a digit before the point."""
+    return "s" if rate >= 1 else "min" if rate * 60 >= 1 else "h"
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` as ``H:MM:SS``."""
+    s = int(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 @tournament_app.command("run")
@@ -250,36 +261,49 @@ def tournament_run(
                       f" — {at_once} at once here: {len(t.entrants)} entrants, none in two matches at once")
         console.print(f"tables: {escape(where)}", highlight=False)
         progress = Progress(
-            TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TextColumn("{task.fields[took]}"), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[inblock]}"),
+            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[took]}"), TextColumn("ETA {task.fields[eta]}"),
             TextColumn("{task.fields[where]}"),
             console=console,
         )
         stop = threading.Event()
         # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
         with progress if t.status != "complete" else contextlib.nullcontext():
-            task = progress.add_task("", total=None, rate="", where="", took="")  # where: said on the line above
+            first = t.board_pairs  # board pairs already stored when this run began: no speed of its own
+            seen = {"done": first, "total": t.pairs * t.boards_per_pair, "tables": 0, "unit": None}
+            task = progress.add_task("", total=seen["total"], completed=first, rate="", where="", took="",
+                                     eta="-:--:--", inblock="")
             if executor is not None:
                 executor.on_workers = lambda text: progress.update(task, where=escape(text))
-            first: list[int] = []  # board pairs already stored when this run began
             began = time.monotonic()
             next_line = [began + PLAIN_EVERY_S]
 
-            def on_progress(done: int, total: int) -> None:
-                if not first:
-                    first.append(done - 1)
-                    # the pairs stored before this run are no speed of its own: the ETA counts from them
-                    progress.reset(task, total=total, completed=done - 1, rate="", where="", took="")
-                progress.update(task, completed=done, total=total)
-                tk = progress.tasks[task]
-                # the rate of this run's own board pairs, and its time, from its start
+            def show() -> None:
+                """The bar from this run's own speed (board pairs stored, and the tables played in
+                the blocks in flight as halves): the elapsed time, the rate in a unit kept for the
+                run, the ETA from them (rich's own ETA, from the last seconds' bursts of stored
+                blocks, said 15 s with 150 board pairs to go at 41/min)."""
+                done, total, tables = seen["done"], seen["total"], seen["tables"]
                 spent = time.monotonic() - began
-                progress.update(task, rate=rate_text(done - first[0], spent),
-                                took=f"{int(spent) // 3600}:{int(spent) % 3600 // 60:02d}:{int(spent) % 60:02d}")
+                own = done - first + tables / 2
+                if own > 0 and seen["unit"] is None and spent > 0:
+                    seen["unit"] = rate_unit(own / spent)
+                eta = clock((total - done - tables / 2) * spent / own) if own > 0 else "-:--:--"
+                progress.update(task, completed=done, total=total, rate=rate_text(own, spent, seen["unit"]),
+                                took=clock(spent), eta=eta, inblock=f"+{plural(tables, 'table')}" if tables else "")
                 if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
                     # no bar in a log file or CI: a plain line now and then
                     next_line[0] = time.monotonic() + PLAIN_EVERY_S
-                    console.print(f"board pairs {done}/{total} {tk.fields.get('rate', '')}", highlight=False)
+                    console.print(f"board pairs {done}/{total} {progress.tasks[task].fields['rate']} "
+                                  f"ETA {eta}".strip(), highlight=False)
+
+            def on_progress(done: int, total: int) -> None:
+                seen.update(done=done, total=total)
+                show()
+
+            def on_tables(n: int) -> None:
+                seen["tables"] = n
+                show()
 
             # Ctrl-C sets `stop` (workers drop the blocks in flight, everything played is
             # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
@@ -296,7 +320,8 @@ def tournament_run(
             try:
                 with _records_file(records) as on_stored:
                     summary = tour.run(store, name, workers=tables, decision_ms=decision_ms, max_faults=max_faults,
-                                       on_progress=on_progress, stop=stop, limits=limits, executor=executor,
+                                       on_progress=on_progress, on_tables=on_tables, stop=stop, limits=limits,
+                                       executor=executor,
                                        exclusive_boards=exclusive_boards, time_bank_ms=time_bank_ms,
                                        time_increment_ms=time_increment_ms, on_stored=on_stored,
                                        log_dir=log_dir)

@@ -117,12 +117,13 @@ class Unit:
 
 
 def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], None],
-              stopped: Callable[[], bool]) -> int:
+              stopped: Callable[[], bool], on_table: Callable[[], None] | None = None) -> int:
     """Play ``unit``'s boards in order, block by block; hand each board pair to
     ``emit(match_id, result)`` as its block finishes (nothing more is kept: memory is bounded
     by a block).  Once ``stopped()`` is true the block in flight is dropped (a resumed run
-    plays it again).  Returns the board pairs handed over.  Bot processes are stopped when
-    it returns or raises."""
+    plays it again).  ``on_table()`` is called as each board is played at one table (the
+    progress inside a block).  Returns the board pairs handed over.  Bot processes are
+    stopped when it returns or raises."""
     count = 0
 
     def hand_over(result: BoardPairResult) -> None:
@@ -140,7 +141,8 @@ def play_unit(work: Work, unit: Unit, emit: Callable[[str, BoardPairResult], Non
                                                                                unit.boards[0])))
     play_match(unit.match_id, unit.a, unit.b, (work.board(k) for k in unit.boards), config,
                permutations=lambda k: suit_permutation(work.seed, k), on_board_pair=hand_over, pots=unit.pots,
-               board_count=work.board_count, keep=False, faults=unit.faults, stopped=stopped)
+               board_count=work.board_count, keep=False, faults=unit.faults, stopped=stopped,
+               on_table=None if on_table is None else lambda _: on_table())
     return count
 
 
@@ -288,8 +290,8 @@ def _unit_task(work: Work, unit: Unit, channel: tuple | None = None) -> tuple[in
         results.put((unit.number, mid, result))
         count += 1
 
-    try:
-        play_unit(work, unit, emit, stop.is_set)
+    try:  # a table played: (number, match, None), counted by the arena until its block's board pairs come
+        play_unit(work, unit, emit, stop.is_set, lambda: results.put((unit.number, unit.match_id, None)))
     except Exception as e:  # noqa: BLE001 - reported by the arena, never lost
         return count, f"{unit.match_id} boards {unit.boards[0]}–{unit.boards[-1]}: {e!r}"
     return count, None
@@ -304,6 +306,7 @@ class _PoolExecutor:
         self._pending: dict[int, Future] = {}
         self._expected: dict[int, int] = {}  # unit number -> board pairs its task reported
         self._received: dict[int, int] = {}
+        self._tables: dict[int, int] = {}  # unit number -> tables played whose board pairs have not come
         self._errors: list[str] = []
         self._units: Dispatcher | None = None
         self._stopping = False
@@ -335,6 +338,7 @@ class _PoolExecutor:
             if not f.done():
                 continue
             del self._pending[number]
+            self._tables.pop(number, None)  # its block in flight, if any, was dropped
             self._units.release(number)
             if f.cancelled():
                 continue
@@ -350,7 +354,7 @@ class _PoolExecutor:
                 self._expected[number] = count
 
     def results(self, timeout: float) -> list[Item]:
-        out: list[Item] = []
+        out: list[Item | None] = []
         try:
             out.append(self._take(self._queue.get(timeout=timeout)))
             while True:
@@ -359,11 +363,22 @@ class _PoolExecutor:
             pass
         self._reap()
         self._top_up()
-        return out
+        return [item for item in out if item is not None]
 
-    def _take(self, item) -> Item:
+    def tables_in_flight(self) -> int:
+        """Tables played in blocks whose board pairs have not come yet (each board counts at
+        each of its tables): the progress inside the blocks being played."""
+        return sum(self._tables.values())
+
+    def _take(self, item) -> Item | None:
         number, mid, result = item
+        if result is None:  # a table played (of a unit still running: a finished one's is counted out)
+            if number in self._pending:
+                self._tables[number] = self._tables.get(number, 0) + 1
+            return None
         self._received[number] = self._received.get(number, 0) + 1
+        if number in self._tables:
+            self._tables[number] = max(0, self._tables[number] - 2)
         return mid, result
 
     def finished(self) -> bool:

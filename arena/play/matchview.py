@@ -6,6 +6,7 @@ import dataclasses
 import signal
 import statistics
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,10 @@ from ..report.render import plural, show_table
 from ..store import seed_commitment
 from .entrants import distinct, resolve_entrant
 from .schedule import new_seed, suit_permutation
+
+
+#: Seconds between the plain progress lines of a match whose output is no terminal (a log, CI).
+PLAIN_EVERY_S = 30.0
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -95,11 +100,17 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
             # a block's boards are played at one table, then at the other: the bar counts tables
             task = progress.add_task(f"{a.key} vs {b.key}", total=2 * boards, rate="")
 
+            next_line = [time.monotonic() + PLAIN_EVERY_S]
+
             def table_done(result) -> None:
                 progress.advance(task)
                 t = progress.tasks[task]
                 if t.elapsed:
                     progress.update(task, rate=f"{t.completed / 2 / t.elapsed:.1f} boards/s")
+                if not console.is_terminal and (time.monotonic() >= next_line[0] or t.completed == t.total):
+                    # no bar in a log file or CI: a plain line now and then
+                    next_line[0] = time.monotonic() + PLAIN_EVERY_S
+                    console.print(f"tables {t.completed:.0f}/{t.total:.0f} {t.fields['rate']}".strip(), highlight=False)
 
             try:
                 # the match's own name: never told to the bots (they get an opaque id)

@@ -141,6 +141,7 @@ def run(
     log_dir: Path | None = None,
     on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None = None,
     quote_output: bool = True,
+    on_tables: Callable[[int], None] | None = None,
 ) -> RunSummary:
     """Play every missing board pair of ``tournament``; store each as it finishes.
 
@@ -167,6 +168,10 @@ def run(
             writer's thread, in the order stored), e.g. to write them out as they come.
         quote_output: a fault quotes the end of the bot's output (off for a competition's
             final: faults are public, the output its owner's; :class:`referee.match.MatchConfig`).
+        on_tables: called as ``on_tables(n)`` when ``n``, the tables played and not yet
+            stored (each board at each table, in the blocks in flight and the next batch), changes: the progress
+            inside a block, which a 100-board block of slow bots keeps for minutes (local
+            executors only).
 
     A gauntlet (the tournament's ``gauntlet`` entrant) plays only that entrant's matches.
 
@@ -191,7 +196,8 @@ def run(
                       time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir,
                       quote_output=quote_output)
         return _run(store, tournament, workers=workers, config=config, on_progress=on_progress, stop=stop,
-                    limits=limits, executor=executor, exclusive_boards=exclusive_boards, on_stored=on_stored)
+                    limits=limits, executor=executor, exclusive_boards=exclusive_boards, on_stored=on_stored,
+                    on_tables=on_tables)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()
@@ -205,7 +211,8 @@ def run(
 def _run(store: Store, tournament: str, *, workers: int, config: dict,
          on_progress: Callable[[int, int], None] | None, stop: threading.Event | None, limits: Limits | None,
          executor: Executor | None, exclusive_boards: bool,
-         on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None) -> RunSummary:
+         on_stored: Callable[[list[tuple[str, BoardPairResult]]], None] | None,
+         on_tables: Callable[[int], None] | None = None) -> RunSummary:
     t = store.get_tournament(tournament)
     if t is None:
         raise TournamentError(f"no tournament {tournament!r}: create it with `arena tournament run {shlex.quote(tournament)} --bots DIR ...`")
@@ -245,9 +252,10 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
     last_write = time.monotonic()
     next_trim = last_write + TRIM_S
     stopping = False
+    in_flight = 0  # tables played in blocks in flight (on_tables)
 
     def flush() -> None:
-        nonlocal batch, done_count, last_write
+        nonlocal batch, done_count, last_write, in_flight
         if batch:
             items = list(batch.values())
             summary.played += store.write_board_pairs(tournament, items)
@@ -259,6 +267,9 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
             summary.faults += sum(len(r.faults) for _, r in items)
             done_count = summary.already + summary.played
             batch = {}
+            if on_tables is not None and in_flight:  # the batch's tables are stored now
+                in_flight = max(0, in_flight - 2 * len(items))
+                on_tables(in_flight)
             if on_progress:
                 on_progress(done_count, summary.total)
         last_write = time.monotonic()
@@ -274,6 +285,10 @@ def _run(store: Store, tournament: str, *, workers: int, config: dict,
                     executor.stop()
                 for mid, r in executor.results(0.05):
                     batch[(mid, r.board)] = (mid, r)  # a board pair delivered twice is stored once
+                if on_tables is not None and (counter := getattr(executor, "tables_in_flight", None)):
+                    if (n := counter() + 2 * len(batch)) != in_flight:  # the batch to store: its tables
+                        in_flight = n
+                        on_tables(n)
                 finished = executor.finished()
                 # one transaction per batch (whole board pairs only), at most every FLUSH_S seconds
                 if finished or time.monotonic() - last_write >= FLUSH_S:
