@@ -140,6 +140,8 @@ class TableAnalysis:
             §6.2; a capot 252 and 0).
         score: the deal's score per team as stored (points).
         seats: 4, or 2 (two-player: "NS" means seat 0, "EW" seat 1).
+        permutation: the suit renaming the table was dealt with (table 2: suit ``s`` of the
+            board is ``permutation[s]`` at the table, RULES.md §8); the identity at table 1.
     """
 
     board: int
@@ -150,10 +152,12 @@ class TableAnalysis:
     trick_points: tuple[int, int]
     score: tuple[int, int]
     seats: int = 4
+    permutation: tuple[int, ...] = (0, 1, 2, 3)
 
     def to_json(self) -> dict:
         d = self.deal
         return {"board": self.board, "table": self.table, "ns": self.ns, "ew": self.ew, "seats": self.seats,
+                "permutation": list(self.permutation),
                 "trick_points": list(self.trick_points), "score": list(self.score),
                 "dd_trick_points": list(d.trick_points) if d.trick_points else None,
                 "dd_score": list(d.score) if d.score else None,
@@ -223,7 +227,7 @@ def analyse_match(store, match_id: str, board: int | None = None, *, progress=No
             if progress is not None:
                 progress(done, missing)
         out.append(TableAnalysis(t.board, t.table, t.ns, t.ew, deal, _played_points(t.outcome, t.record.ruleset),
-                                 tuple(t.outcome.score), t.record.ruleset.seats))
+                                 tuple(t.outcome.score), t.record.ruleset.seats, tuple(t.permutation)))
         last_of_board = i + 1 == len(tables) or tables[i + 1].board != t.board
         if last_of_board and new_deals and hasattr(store, "write_dd"):
             store.write_dd(new_deals, new_cards)

@@ -47,7 +47,9 @@ def analyze(
     match_id: Annotated[str, typer.Argument(metavar="MATCH", help="a match id from `arena matches`, or a short "
                                             "form that names one match: A~B or TOURNAMENT/A~B")],
     board: Annotated[int | None, typer.Option(min=0, help="only this board")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the analysis as JSON")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the analysis as JSON (cards as played)")] = False,
+    original_suits: Annotated[bool, typer.Option(help="show table 2 in the board's own suits, as `arena log` "
+                                                      "does (--no-original-suits: as played there)")] = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Double-dummy analysis of a match: every card played against perfect-information play.
@@ -94,7 +96,7 @@ def analyze(
                           "entrants": lost}))
         return
     for t in tables:
-        _print_table(t)
+        _print_table(t, original_suits)
     s = Table(title=f"points lost to double dummy per board, {match_id}", header_style="bold")
     for col in ("bot", "boards", "points lost / board"):
         s.add_column(col, justify="left" if col == "bot" else "right")
@@ -116,11 +118,25 @@ def _progress(done: int, missing: int) -> None:
         err.print(f"  {done} of {missing} tables", highlight=False)
 
 
-def _print_table(t) -> None:
+def _print_table(t, original_suits: bool = True) -> None:
+    """One table's analysis; table 2's cards in the board's own suits unless ``original_suits``
+    is off (RULES.md §8: table 2 is dealt with its suits renamed)."""
+    from referee.rules import relabel
+    from referee.rules.cards import CARD_TEXT
+
     d = t.deal
     seats = t.seats
     sides = ("NS", "EW") if seats == 4 else ("P0", "P1")
-    console.rule(escape(f"board {t.board} table {t.table}: {sides[0]} {t.ns} — {sides[1]} {t.ew}"))
+    renamed = tuple(t.permutation) != (0, 1, 2, 3)
+    inverse = [0] * 4
+    for s, p in enumerate(t.permutation):
+        inverse[p] = s
+
+    def card(c) -> str:
+        return CARD_TEXT[relabel([c], inverse)[0]] if renamed and original_suits else CARD_TEXT[c]
+
+    how = ("  (suits shown as on the board)" if original_suits else "  (suits as played at this table)") if renamed else ""
+    console.rule(escape(f"board {t.board} table {t.table}: {sides[0]} {t.ns} — {sides[1]} {t.ew}{how}"))
     if d.trick_points is None:
         console.print("no card play (passed out" + (", or a schmeiss accepted" if seats == 2 else "") + ", RULES.md "
                       + ("§3.3)" if seats == 4 else "§7)"), highlight=False)
@@ -132,11 +148,9 @@ def _print_table(t) -> None:
     g = Table(header_style="bold", box=None, pad_edge=False)
     for col in ("trick", "seat", "card", "its DD value", "best card", "best DD value", "lost"):
         g.add_column(col, justify="right" if col not in ("seat", "card", "best card") else "left")
-    from referee.rules.cards import CARD_TEXT
-
     for c in d.cards:
         style = "red" if c.lost >= 10 else "yellow" if c.lost else None
-        g.add_row(str(c.trick), _seat(c.seat, seats), CARD_TEXT[c.card], str(c.points),
-                  CARD_TEXT[c.best_card] if c.lost else "=", str(c.best_points), str(c.lost) if c.lost else "",
+        g.add_row(str(c.trick), _seat(c.seat, seats), card(c.card), str(c.points),
+                  card(c.best_card) if c.lost else "=", str(c.best_points), str(c.lost) if c.lost else "",
                   style=style)
     show_table(console, g)

@@ -209,3 +209,34 @@ def test_an_interrupted_analysis_keeps_the_boards_it_finished(tmp_path, monkeypa
     assert seen == [(0, 4), (1, 4), (2, 4)]
     with Store.open(path, read_only=True) as store:
         assert [(r[1], r[2]) for r in store.dd_deals(match_id("t1", A, B), SOLVER_VERSION)] == [(0, 1), (0, 2)]
+
+
+def test_table_2_is_shown_in_the_board_s_suits_as_arena_log_does(db):
+    """Table 2 is dealt with its suits renamed (RULES.md §8): `arena analyze` shows its cards in
+    the board's own suits by default, as `arena log` does, and says so; --no-original-suits
+    shows them as played there (the new-user trial found the two commands in different suits,
+    and analyze not saying which)."""
+    from referee.rules import Card, relabel
+    from referee.rules.cards import CARD_TEXT
+
+    mid = match_id("t1", A, B)
+    got = json.loads(cli("analyze", mid, "--board", 1, "--json", "--db", db).stdout)
+    (t2,) = [t for t in got["tables"] if t["table"] == 2]
+    perm = t2["permutation"]
+    assert perm != [0, 1, 2, 3]
+    inverse = [perm.index(s) for s in range(4)]
+    as_played = [c["card"] for c in t2["cards"]]
+    on_board = [CARD_TEXT[relabel([Card.parse(c)], inverse)[0]] for c in as_played]
+    assert on_board != as_played
+
+    def table_2_cards(text: str) -> list[str]:
+        rows = text.split("board 1 table 2", 1)[1].splitlines()
+        return [row.split()[2] for row in rows if row.split()[:1] and row.split()[0].isdigit()]
+
+    shown = cli("analyze", mid, "--board", 1, "--db", db).stdout
+    assert "board 1 table 2" in shown and "(suits shown as on the board)" in shown
+    assert table_2_cards(shown) == on_board
+    played = cli("analyze", mid, "--board", 1, "--no-original-suits", "--db", db).stdout
+    assert "(suits as played at this table)" in played and table_2_cards(played) == as_played
+    logged = cli("log", mid, "--board", 1, "--db", db).stdout
+    assert "(suits shown as on the board)" in logged
