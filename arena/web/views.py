@@ -387,8 +387,10 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
     Returns:
         ``{"name", "versions": [{version, author, content_hash, submitted_at}],
         "ratings": [{tournament, created_at, status, entrant, rank, of, elo, ci_low,
-        ci_high, boards, dd_points_lost, dd_boards}], "history": [rating_history(...) per rated entry],
-        "chart": ratings_chart(ratings), "faults": [{entrant, kind, count}], "slowest": [...]}``.
+        ci_high, boards, dd_points_lost, dd_boards, sprt}], "history": [rating_history(...) per rated entry],
+        "chart": ratings_chart(ratings of tournaments), "faults": [{entrant, kind, count}], "slowest": [...]}``;
+        ``sprt``: the name of the ``arena sprt`` test played as that tournament, or None (the
+        chart leaves those out: a test's Elo is against one opponent, not a field's).
 
     Raises:
         NotFound: no bot of that name.
@@ -397,6 +399,7 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
     if not versions:
         raise NotFound(f"there is no bot {name!r}")
     history = []
+    tests = {x["tournament"]: x["name"] for x in store.sprt_tests()}
     for t in store.list_tournaments():
         mine = [e for e in t.entrants if split_entrant(e)[0] == name]
         if not mine:
@@ -416,14 +419,14 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
                             } if row else {"rank": None, "elo": None, "ci_low": None, "ci_high": None,
                                            "boards": 0}),
                             "dd_points_lost": None if entrant not in dd else round(dd[entrant][0], 1),
-                            "dd_boards": dd.get(entrant, (0, 0))[1]})
+                            "dd_boards": dd.get(entrant, (0, 0))[1], "sprt": tests.get(t.name)})
     return {
         "name": name,
         "versions": [{"version": b.version, "author": b.author, "content_hash": b.content_hash,
                       "submitted_at": str(b.submitted_at)[:19]} for b in versions],
         "ratings": history,
         "history": [rating_history(store, h["tournament"], h["entrant"]) for h in history if h["boards"]],
-        "chart": ratings_chart(history),
+        "chart": ratings_chart([h for h in history if h["sprt"] is None]),
         "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
         "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest)],
     }
@@ -465,7 +468,8 @@ def ratings_chart(ratings: list[dict], width: float = 640.0, height: float = 240
         (``x``, ``y``, ``y_low``, ``y_high`` — an open end of a one-sided interval drawn
         to the plot's edge, ``open_low``/``open_high`` say so —, ``elo``, ``label``: the
         tournament and entrant), ``line`` (polyline points), ``yticks`` and ``xticks``
-        (``{"at", "label"}``: round Elo values; each entry's tournament creation date).
+        (``{"at", "label"}``: round Elo values; each entry's tournament, and ``sub``: its
+        creation date and time, UTC, so that entries of one day are told apart).
     """
     rated = [r for r in ratings if r.get("elo") is not None]
     if not rated:
@@ -495,7 +499,13 @@ def ratings_chart(ratings: list[dict], width: float = 640.0, height: float = 240
     return {"width": width, "height": height, "plot": {"left": left, "top": top, "right": right, "bottom": bottom},
             "points": points, "line": " ".join(f"{p['x']},{p['y']}" for p in points),
             "yticks": [{"at": y(lo + i * step), "label": f"{lo + i * step:.0f}"} for i in range(ticks + 1)],
-            "xticks": [{"at": x(k), "label": r["created_at"][:10]} for k, r in enumerate(rated)]}
+            "xticks": [{"at": x(k), "label": _cut(r["tournament"], 14), "sub": r["created_at"][:16].replace("T", " ")}
+                       for k, r in enumerate(rated)]}
+
+
+def _cut(text: str, keep: int) -> str:
+    """``text`` cut to ``keep`` characters with "…" (a chart's tick label)."""
+    return text if len(text) <= keep else text[:keep - 1] + "…"
 
 
 def _chart(points: list[dict], width: float = 300.0, height: float = 80.0) -> dict | None:

@@ -277,27 +277,34 @@ def test_the_bidding_is_one_ordered_list_and_declarations_show_their_cards(tab, 
 
 def test_the_bot_page_has_one_rating_chart_with_axes(browser, odd):
     """issue 20, item 19: one chart of the bot's Elo in each tournament it was rated in,
-    oldest first, with a y axis of round Elo values and the tournaments' dates on the x
-    axis; each dot sits at its Elo on that axis."""
+    oldest first, with a y axis of round Elo values and on the x axis each tournament's name
+    and time created (the new-user trial: same-day dates alone looked alike); each dot sits
+    at its Elo on that axis. Its `arena sprt` test is listed apart and left out of the chart
+    (a test's Elo is against one opponent, not a field)."""
     tab = Page(browser, odd.url)
     try:
         tab.goto("/bots/plain")
         chart = tab.page.locator("#rating-chart")
         assert tab.page.locator("figure").count() == 1
-        assert [t.text_content() for t in chart.locator("text.tick.x").all()] == ["2026-01-01", "2026-01-02",
-                                                                                  "2026-01-03"]
+        assert [t.text_content() for t in chart.locator("text.tick.x").all()] == [
+            MARKUP_T[:13] + "…", "2026-01-01 00:00", LONG_T[:13] + "…", "2026-01-02 00:00"]
+        tests = tab.page.locator("#sprt-tests tbody tr")
+        assert tests.count() == 1 and tests.locator("a").text_content() == TEST
+        assert tests.locator("a").get_attribute("href") == f"/sprt/{TEST}"
+        assert TEST not in tab.page.locator("#ratings").inner_text()
         ticks = [(float(t.get_attribute("y")), float(t.text_content())) for t in chart.locator("text.tick.y").all()]
         assert len(ticks) >= 3 and [v for _, v in ticks] == sorted(v for _, v in ticks)
         assert [a for a, _ in ticks] == sorted((a for a, _ in ticks), reverse=True)  # higher Elo, higher up
         (y0, v0), (y1, v1) = ticks[0], ticks[-1]
-        rated = [r for r in tab.page.request.get(f"{tab.base}/api/bots/plain").json()["ratings"] if r["elo"] is not None]
+        rated = [r for r in tab.page.request.get(f"{tab.base}/api/bots/plain").json()["ratings"]
+                 if r["elo"] is not None and r["sprt"] is None]
         dots = chart.locator("circle").all()
-        assert len(dots) == len(rated) == 3
+        assert len(dots) == len(rated) == 2
         for dot, r in zip(dots, rated):
             want = y0 + (y1 - y0) * (r["elo"] - v0) / (v1 - v0)
             assert abs(float(dot.get_attribute("cy")) - want) < 0.2, r
         assert {t.text_content().strip() for t in chart.locator("text.axis-title").all()} == {
-            "Elo", "tournament, by date created (UTC)"}
+            "Elo", "tournament, by time created (UTC)"}
         assert tab.errors == []
     finally:
         tab.close()
