@@ -171,7 +171,8 @@ def run(
         on_tables: called as ``on_tables(n)`` when ``n``, the tables played and not yet
             stored (each board at each table, in the blocks in flight and the next batch), changes: the progress
             inside a block, which a 100-board block of slow bots keeps for minutes (local
-            executors only).
+            executors only); also written in the run lock (``tables_in_flight``) for the
+            web's live page.
 
     A gauntlet (the tournament's ``gauntlet`` entrant) plays only that entrant's matches.
 
@@ -195,9 +196,15 @@ def run(
         config = dict(decision_ms=decision_ms, max_faults=max_faults, block_boards=block_boards,
                       time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir,
                       quote_output=quote_output)
+        def tables_played(n: int) -> None:  # said in the run lock too, for the live page
+            if lock is not None:
+                lock.note(tables_in_flight=n)
+            if on_tables is not None:
+                on_tables(n)
+
         return _run(store, tournament, workers=workers, config=config, on_progress=on_progress, stop=stop,
                     limits=limits, executor=executor, exclusive_boards=exclusive_boards, on_stored=on_stored,
-                    on_tables=on_tables)
+                    on_tables=tables_played)
     except BaseException:
         if executor is not None:  # refused before it started (closing is idempotent)
             executor.close()

@@ -41,6 +41,10 @@ def held_by_server(db: str | Path) -> str | None:
             "token) or its web pages, or stop it first")
 
 
+#: The size of what a run lock's holder writes in it (:meth:`RunLock.note`), padded with spaces.
+LOCK_NOTE_BYTES = 1024
+
+
 class RunLock:
     """The one writer of a database's results: an exclusive ``flock`` on the
     file ``<database>.run-lock``, held by ``arena tournament run`` for its whole
@@ -82,8 +86,24 @@ class RunLock:
                 "for it to finish (reports work meanwhile) or pass another --db path"
             ) from None
         os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"tournament": tournament, "pid": os.getpid(), "started_at": str(_now())}).encode())
-        self._fd = fd
+        self._fd, self._size = fd, LOCK_NOTE_BYTES
+        self._said = {"tournament": tournament, "pid": os.getpid(), "started_at": str(_now())}
+        self._write()
+
+    def note(self, **fields) -> None:
+        """Add ``fields`` (JSON values) to what the holder says (:meth:`holder`), e.g. the
+        tables played in the blocks in flight, for the live page; nothing when not held."""
+        if self._fd is not None:
+            self._said.update(fields)
+            self._write()
+
+    def _write(self) -> None:
+        """What the holder says, in one write padded with spaces to the longest written yet
+        (at least :data:`LOCK_NOTE_BYTES`; a reader parses JSON with trailing spaces, and a
+        read that meets a write half done fails to parse: ``{}``, nothing new said)."""
+        data = json.dumps(self._said).encode()
+        self._size = max(self._size, len(data))
+        os.pwrite(self._fd, data.ljust(self._size), 0)
 
     def release(self) -> None:
         """Let go of the lock (idempotent)."""
@@ -98,8 +118,9 @@ class RunLock:
         self.release()
 
     def holder(self) -> dict | None:
-        """What the holding arena wrote (``tournament``, ``pid``, ``started_at``), or
-        ``None`` when no arena is running a tournament in this database."""
+        """What the holding arena wrote (``tournament``, ``pid``, ``started_at``, and what
+        it added with :meth:`note`), or ``None`` when no arena is running a tournament in
+        this database."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
@@ -109,7 +130,7 @@ class RunLock:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
                 try:
-                    return json.loads(os.pread(fd, 4096, 0) or b"{}")
+                    return json.loads(os.pread(fd, 4 * LOCK_NOTE_BYTES, 0) or b"{}")
                 except ValueError:
                     return {}
             fcntl.flock(fd, fcntl.LOCK_UN)

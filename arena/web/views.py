@@ -25,7 +25,7 @@ from ..report.tables import (
     field_scores, head_to_head_json, head_to_head_table, history_rows, json_number, match_json,
     rating_history as history_of, rating_table, ratings_json, tournament_json,
 )
-from ..store import Store, StoreError, match_id as make_match_id, split_entrant
+from ..store import RunLock, Store, StoreError, match_id as make_match_id, split_entrant
 
 __all__ = [
     "NotFound", "board", "bot", "describe", "head_to_head", "index", "leaderboard", "match", "match_records",
@@ -544,8 +544,10 @@ def progress(store: Store, name: str) -> dict:
     standings so far.
 
     Returns:
-        ``{"tournament", "status", "stored", "total", "rate", "eta_s", "last_write",
-        "standings", "error"}``: ``rate`` in board pairs per second over the writes of
+        ``{"tournament", "status", "stored", "total", "tables_in_flight", "rate", "eta_s",
+        "last_write", "standings", "error"}``: ``tables_in_flight`` the tables played in
+        the blocks not stored yet (each board at each table; what the running arena says in
+        its run lock, 0 when none runs); ``rate`` in board pairs per second over the writes of
         the last :data:`RATE_WINDOW_S` seconds before the newest (``None`` with fewer
         than two writes in it); ``eta_s`` the seconds left at that rate while the
         tournament runs (else ``None``); ``standings`` as ``arena ratings --json``.
@@ -554,6 +556,8 @@ def progress(store: Store, name: str) -> dict:
         NotFound: no tournament of that name.
     """
     info = tournament(store, name)
+    holder = RunLock(store.path).holder() if store.path is not None and info["status"] == "running" else None
+    tables = holder.get("tables_in_flight", 0) if holder and holder.get("tournament") == name else 0
     batches = store.write_batches(name, RATE_WINDOW_S)
     rate = rate_of(batches)
     left = info["board_pairs_total"] - info["board_pairs"]
@@ -561,7 +565,8 @@ def progress(store: Store, name: str) -> dict:
     board = leaderboard(store, name)
     return {
         "tournament": name, "status": info["status"], "stored": info["board_pairs"],
-        "total": info["board_pairs_total"], "rate": None if rate is None else round(rate, 2),
+        "total": info["board_pairs_total"], "tables_in_flight": tables,
+        "rate": None if rate is None else round(rate, 2),
         "eta_s": None if eta is None else round(eta, 1),
         "last_write": str(batches[-1][0])[:19] if batches else None,
         "standings": board["ratings"], "error": board["error"],

@@ -263,3 +263,34 @@ def test_index_json_is_newest_first_with_the_game_in_words(client, demo_db):
     assert demo["summary"] == f"classic · declarations on · contrée off · {DEMO_BOARDS} boards a pair"
     created = [t["created_at"] for t in out["tournaments"]]
     assert created == sorted(created, reverse=True)
+
+
+def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
+    """issue 20, the new-user trial: inside a 100-board block the live page showed nothing.
+    A running arena says in its run lock how many tables it has played and not stored yet
+    (``RunLock.note``); the progress JSON and the live page give them, and nothing once no
+    arena runs the tournament."""
+    from arena.store import RunLock
+    from referee.rules import get_ruleset
+
+    db = tmp_path / "a.duckdb"
+    rs = get_ruleset("classic")
+    with Store.open(db) as store:
+        store.create_tournament("t", rs.name, rs.options(), 3, 4, [("random", "1.0.0"), ("greedy", "1.0.0")])
+        store.set_tournament_status("t", "running")
+    lock = RunLock(db)
+    lock.acquire("t")
+    try:
+        lock.note(tables_in_flight=7)
+        with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
+            got = c.get("/api/tournaments/t/progress").json()
+            assert (got["status"], got["stored"], got["tables_in_flight"]) == ("running", 0, 7)
+            assert "7 tables played in blocks not stored yet" in c.get("/tournaments/t/live").text
+            lock.note(tables_in_flight=0)
+            assert c.get("/api/tournaments/t/progress").json()["tables_in_flight"] == 0
+            lock.note(tables_in_flight=5)
+            lock.release()  # the arena is gone: what it said is no longer true
+            got = c.get("/api/tournaments/t/progress").json()
+            assert (got["status"], got["tables_in_flight"]) == ("interrupted", 0)
+    finally:
+        lock.release()

@@ -25,6 +25,8 @@
   function render(p) {
     $("stored").textContent = p.stored;
     $("total").textContent = p.total;
+    $("in-flight").textContent = p.tables_in_flight
+      ? "; " + p.tables_in_flight + " tables played in blocks not stored yet" : "";
     $("fill").style.width = (p.total ? (100 * p.stored) / p.total : 0) + "%";
     const status = $("status");
     status.textContent = p.status;
