@@ -52,24 +52,33 @@ def sizes(rounds: int) -> None:
     import tests.referee.test_cache_evict as fr
 
     plan = evict.plan()
-    l3 = max(s for _, s in plan.values())
+    l3 = sum(s for _, s in plan.values())  # twice the L3, split between the CPUs sharing it
+    first = min(plan)
     variants = {"none": None, "private": {c: (p, 0) for c, (p, _) in plan.items()},
-                "L3/4": {c: (p, l3 // 4 if s else 0) for c, (p, s) in plan.items()}, "plan": plan}
+                "L3/4": {c: (p, l3 // 4 if c == first else 0) for c, (p, _) in plan.items()},
+                "2×L3 on one CPU": {c: (p, l3 if c == first else 0) for c, (p, _) in plan.items()},
+                "plan (2×L3 split)": plan}
     code = Path(tempfile.mkdtemp()) / "code"
     code.mkdir(mode=0o755)
     code.parent.chmod(0o755)
     (code / "fr.c").write_text(fr.FR_C)
     subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", code / "libfr.so", code / "fr.c"], check=True)
-    (code / "probe.py").write_text(fr.PROBE.replace("os.sched_setaffinity(0, {0})",
-                                                    "os.sched_setaffinity(0, {int(os.environ['CPU'])})"))
+    # the test's probe asserts CPU 0: here each probe says the CPU it was started on
+    (code / "probe.py").write_text(fr.PROBE.replace("os.sched_getaffinity(0) == {0}",
+                                                    "os.sched_getaffinity(0) == {int(os.environ['CPU'])}"))
     (code / "pad.bin").write_bytes(os.urandom(fr.BITS * 4096))
     for f in code.iterdir():
         f.chmod(0o755 if f.suffix == ".so" else 0o644)
 
     def start(cpu):
-        box = sandbox.Sandboxed(code, ["/usr/bin/python3", "probe.py", str(fr.BITS)],
-                                {"PATH": "/usr/bin", "CPU": str(cpu)}, sandbox.Limits(), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        mine = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpu})  # inherited by the sandbox (a sandboxed process may not pin itself)
+        try:
+            box = sandbox.Sandboxed(code, ["/usr/bin/python3", "probe.py", str(fr.BITS)],
+                                    {"PATH": "/usr/bin", "CPU": str(cpu)}, sandbox.Limits(), stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        finally:
+            os.sched_setaffinity(0, mine)
         threshold = int(box.process.stdout.readline())
         box.lock()
         return box, threshold

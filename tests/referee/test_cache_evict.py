@@ -195,8 +195,9 @@ def test_lines_a_partner_read_are_gone_when_the_next_bot_is_thawed(code):
 
 def test_the_plan_covers_each_cache_once(tmp_path):
     """``referee.evict.plan``: twice each CPU's own data and unified caches, and twice each
-    shared one on the lowest CPU sharing it; instruction caches left out (an instruction
-    line the L1i gives up goes to the L2, which is cleared)."""
+    shared one, split between the CPUs sharing it, among the
+    CPUs this process may run on; instruction caches left out (an instruction line the L1i
+    gives up goes to the L2, which is cleared)."""
     root = tmp_path / "cpu"
     (root).mkdir()
     (root / "online").write_text("0-1\n")
@@ -211,9 +212,11 @@ def test_the_plan_covers_each_cache_once(tmp_path):
             (d / "type").write_text(kind + "\n")
             (d / "size").write_text(size + "\n")
             (d / "shared_cpu_list").write_text(shared.format(cpu=cpu) + "\n")
-    assert evict.plan(root) == {0: (2 * (48 + 1024) * 1024, 2 * 32768 * 1024), 1: (2 * (48 + 1024) * 1024, 0)}
+    private = 2 * (48 + 1024) * 1024
+    assert evict.plan(root, {0, 1}) == {0: (private, 32768 * 1024), 1: (private, 32768 * 1024)}
+    assert evict.plan(root, {1}) == {1: (private, 2 * 32768 * 1024)}  # a cpuset without CPU 0: CPU 1 reads it all
     (root / "cpu1" / "cache").rename(root / "gone")  # a CPU whose caches are not said
-    assert evict.plan(root)[1] == (evict.FALLBACK[0], 0)
+    assert evict.plan(root, {0, 1})[1] == (evict.FALLBACK[0], 0)
 
 
 @pytest.mark.guard(300)
