@@ -23,6 +23,7 @@ bots (:func:`is_house`) are thawed without one.
 from __future__ import annotations
 
 import atexit
+import collections
 import functools
 import importlib.util
 import os
@@ -59,6 +60,9 @@ while (what := os.read(fin, 1)):
     buf.find(b"\x01", 0, private if what == b"p" else shared)
     os.write(fout, b".")
 """
+
+#: Clearings whose times :attr:`Evictor.recent` keeps.
+RECENT_CLEARINGS = 64
 
 #: What a helper's command line says (a process that lives as long as the referee's).
 HELPER = "belote-arena: clears the CPU caches"
@@ -142,6 +146,9 @@ class Evictor:
         self._helpers: list[subprocess.Popen] = []
         self.last_s = 0.0  #: seconds the last :meth:`evict` took
         self.count = 0  #: clearings done
+        #: seconds the last :data:`RECENT_CLEARINGS` clearings took (a forced move's pause draws
+        #: its clearing's time from them instead of clearing: ``BotClient.clearing_s``)
+        self.recent: collections.deque[float] = collections.deque(maxlen=RECENT_CLEARINGS)
         self._shared: list[subprocess.Popen] = []
         for cpu, (private, shared) in (plan() if sizes is None else sizes).items():
             p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(private), str(shared)],
@@ -173,6 +180,7 @@ class Evictor:
                         raise OSError(f"the cache-clearing helper {p.pid} is gone")
             self.last_s = time.perf_counter() - t0
             self.count += 1
+            self.recent.append(self.last_s)
             return self.last_s
 
     def close(self) -> None:

@@ -536,17 +536,19 @@ class DuplicateMatch:
 
     async def _unasked_pause(self, seat: _Seat, point: tuple) -> None:
         """Spend the time asking the seat's bot might have taken at ``point`` of the deal
-        (:func:`decision_point`): the caches cleared as before its turn
-        (``BotClient.clear_caches``), then a wait drawn from its own recent thaws and answers
-        at that point (none there: at any point; none at all: no wait), so that whether a seat
-        was asked does not show in the time before the next request to any bot (issue 19 item
-        4; red team 40: a bot thinking less as the tricks go showed its forced moves late in
-        the deal through pauses drawn from all its answers)."""
-        if seat.client is not None:
-            seat.client.clear_caches()
+        (:func:`decision_point`): a clearing of the caches as before its turn
+        (``BotClient.clearing_s``: its time, drawn from the referee's recent ones, nothing
+        cleared), then a wait drawn from its own recent thaws and answers at that point (none
+        there: at any point; none at all: no wait), so that whether a seat was asked does not
+        show in the time before the next request to any bot (issue 19 item 4; red team 40: a
+        bot thinking less as the tricks go showed its forced moves late in the deal through
+        pauses drawn from all its answers)."""
+        wait_s = seat.client.clearing_s(self._pause_rng) if seat.client is not None else 0.0
         recent = seat.recent_ms.get(point) or seat.recent_any
         if recent:
-            await asyncio.sleep(self._pause_rng.choice(recent) / 1000.0)
+            wait_s += self._pause_rng.choice(recent) / 1000.0
+        if wait_s:
+            await asyncio.sleep(wait_s)
 
     async def _ask(self, seat: _Seat, state: DealState, legal: list, deal_number: int):
         """Ask a seat's bot; return (action or None, ms, fault kind or None, detail).

@@ -223,8 +223,9 @@ def test_the_plan_covers_each_cache_once(tmp_path):
 @pytest.mark.parametrize("evict_caches", [True, False])
 def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_path, monkeypatch, evict_caches):
     """In a match (sandboxed bots, frozen between decisions), each call to a visiting bot comes
-    after a clearing of the caches, and so may a decision played without a call (it costs what a
-    call does); a house bot's calls do not (``greedy`` as the arena ships it: code that times no
+    after a clearing of the caches, and so do its processes' starts and EndMatch; a decision
+    played without a call clears nothing (its pause lasts what a clearing does, drawn from the
+    recent ones, while every bot is frozen); a house bot's calls do not (``greedy`` as the arena ships it: code that times no
     cache line, ``referee.evict.is_house``); none in the control (``evict_caches`` off, as
     only tests set it).  The visitor is a copy of ``greedy`` played from a folder of its own."""
     log = install_call_log(monkeypatch)
@@ -240,9 +241,12 @@ def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_pa
     unasked += sum(n for (t, seat, _), n in expected_pauses(results, "classic").items()
                    if seat_entrant(results[0], t, seat) == visitor.key)
     assert len(results) == 2 and min(calls.values()) >= 2 * 2 * 4  # two boards, two tables, 4 card calls a side
-    if evict_caches:  # and before a visitor's decision played without a call, once its seat's bot is up
-        assert calls[visitor.key] <= cleared.count - before <= calls[visitor.key] + unasked, \
-            (cleared.count - before, calls, unasked)
+    if evict_caches:  # and before each start and EndMatch of its processes (2 tables × 2 seats); not
+        # before a decision played without a call (its pause draws a clearing's time, clearing nothing)
+        # but the first, when no clearing's time is known yet
+        starts = len(log.starts(visitor.key))
+        assert starts == 4 and unasked > 0
+        assert cleared.count - before == calls[visitor.key] + 2 * starts, (cleared.count - before, calls, unasked)
     else:
         assert cleared.count == before
 
