@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from rich import box
 from rich.console import Console, Group
 from rich.measure import Measurement
-from rich.segment import Segment, Segments
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -161,5 +161,5 @@ def print_trimmed(console: Console, renderable) -> None:
         if line:
             last = line[-1]
             line[-1] = Segment(last.text.rstrip(), last.style, last.control)
-        console.print(Segments(line))
+        console.print(Text.assemble(*((s.text, s.style) for s in line if not s.control)), soft_wrap=True)
 

@@ -94,7 +94,9 @@ def test_a_new_tournament_seed_is_256_random_bits_committed_and_hidden(created):
     assert r.exit_code == 0, output(r)
     assert commitment in r.stdout and "secret until the tournament is complete" in r.stdout
     assert "random@1.0.0, greedy@1.0.0 (1 pair)" in r.stdout and "0 of 2 stored" in r.stdout
-    assert [line for line in r.stdout.splitlines() if line != line.rstrip()] == []  # no line padded with spaces
+    lines = r.stdout.splitlines()
+    assert [line.split()[0] for line in lines if line[:1].strip()][:4] == ["tournament", "ruleset", "options", "boards"]
+    assert [line for line in lines if line != line.rstrip()] == []  # one field a line, none padded with spaces
     texts.append(output(r))
     r = cli("tournament", "show", "sec", "--json", "--db", db)
     info = json.loads(r.stdout)
