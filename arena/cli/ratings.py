@@ -13,6 +13,7 @@ from rich.table import Table
 from referee.rules import get_ruleset
 
 from ..report.render import show_table, table_fits
+from ..report.tables import whole
 from .base import (
     DEFAULT_DB,
     app,
@@ -29,7 +30,7 @@ from .base import (
 
 
 def _fmt(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else whole(x)
 
 
 def _num(x: float | None, digits: int = 1) -> float | None:
@@ -44,10 +45,10 @@ def _ci(low: float, high: float) -> str:
     if math.isinf(high) and math.isinf(low):
         return "-"
     if math.isinf(high):
-        return f"≥ {low:.0f}"
+        return f"≥ {whole(low)}"
     if math.isinf(low):
-        return f"≤ {high:.0f}"
-    return f"{low:.0f}–{high:.0f}"
+        return f"≤ {whole(high)}"
+    return f"{whole(low)}–{whole(high)}"
 
 
 def _dci(low: float, high: float) -> str:
@@ -243,7 +244,7 @@ def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip:
         los = table.los_next[k]
         star = " *" if o["significant_next"] else ""
         cells = [
-            "-" if math.isnan(r.elo) else f"{r.elo:.0f}",
+            "-" if math.isnan(r.elo) else whole(r.elo),
             _ci(r.ci_low, r.ci_high), str(o["boards"]), f"{o['wins']}-{o['draws']}-{o['losses']}",
             "-" if o["butler"] is None else f"{o['butler']:+.1f}",
             "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
@@ -320,7 +321,7 @@ def _print_history(points, name: str, scope: str, as_json: bool) -> None:
     for col in ("Elo", "95% CI", "its boards"):
         t.add_column(col, justify="right", no_wrap=True)
     for p in points:
-        t.add_row(str(p.board_pairs), escape(p.entrant), f"{p.elo:.0f}", _ci(p.ci_low, p.ci_high), str(p.games))
+        t.add_row(str(p.board_pairs), escape(p.entrant), whole(p.elo), _ci(p.ci_low, p.ci_high), str(p.games))
     show_table(console, t)
 
 

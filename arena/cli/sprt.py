@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,7 @@ from referee.sandbox import report as sandbox_report
 from referee.rules import get_ruleset
 
 from ..play.schedule import new_seed
-from .tournament import _logs_folder
+from .tournament import PLAIN_EVERY_S, _logs_folder
 from .base import (
     DEFAULT_DB,
     app,
@@ -165,18 +166,22 @@ def sprt(
         suite_line(store, test)
         if limits is not None:
             console.print(sandbox_report(limits), style="dim", highlight=False)
-        progress = Progress(
+        progress = Progress(  # no terminal (a log, CI): plain lines instead of the bar
             TextColumn("[bold]board pairs"), MofNCompleteColumn(), TextColumn("{task.fields[llr]}"),
-            TimeElapsedColumn(), console=console,
+            TimeElapsedColumn(), console=console, disable=not console.is_terminal,
         )
         stop_flag = threading.Event()
         with progress:
             task = progress.add_task("", total=max_boards, llr="")
+            next_line = [0.0]
 
             def on_update(st, n_stored: int) -> None:
-                progress.update(task, completed=st.board_pairs,
-                                llr=f"LLR {st.llr:+.2f} (H0 at {st.lower:.2f}, H1 at {st.upper:.2f})  "
-                                    f"W-D-L {st.wins}-{st.draws}-{st.losses}  Elo {_signed(st.elo)}")
+                llr = (f"LLR {st.llr:+.2f} (H0 at {st.lower:.2f}, H1 at {st.upper:.2f})  "
+                       f"W-D-L {st.wins}-{st.draws}-{st.losses}  Elo {_signed(st.elo)}")
+                progress.update(task, completed=st.board_pairs, llr=llr)
+                if not console.is_terminal and time.monotonic() >= next_line[0]:
+                    next_line[0] = time.monotonic() + PLAIN_EVERY_S
+                    console.print(f"board pairs {st.board_pairs}/{max_boards} {llr}", highlight=False)
 
             def play(on_progress, stop) -> None:
                 def on_sigint(signum, frame) -> None:

@@ -260,11 +260,14 @@ def tournament_run(
                       " — 1 table at once here: a gauntlet's entrant plays every match" if t.gauntlet else
                       f" — {at_once} at once here: {len(t.entrants)} entrants, none in two matches at once")
         console.print(f"tables: {escape(where)}", highlight=False)
+        if 0 < t.board_pairs < t.pairs * t.boards_per_pair:
+            console.print(f"resuming: {t.board_pairs} of {t.pairs * t.boards_per_pair} board pairs already stored "
+                          "(the speed and ETA are this run's own)", highlight=False)
         progress = Progress(
             TextColumn("[bold]board pairs"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[inblock]}"),
             TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[took]}"), TextColumn("ETA {task.fields[eta]}"),
             TextColumn("{task.fields[where]}"),
-            console=console,
+            console=console, disable=not console.is_terminal,  # no terminal (a log, CI): plain lines instead
         )
         stop = threading.Event()
         # a complete tournament has nothing to play: no "0/?" bar (entrants added since make it incomplete)
@@ -294,8 +297,9 @@ def tournament_run(
                 if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
                     # no bar in a log file or CI: a plain line now and then
                     next_line[0] = time.monotonic() + PLAIN_EVERY_S
-                    console.print(f"board pairs {done}/{total} {progress.tasks[task].fields['rate']} "
-                                  f"ETA {eta}".strip(), highlight=False)
+                    fields = progress.tasks[task].fields
+                    console.print(" ".join(x for x in (f"board pairs {done}/{total}", fields["inblock"],
+                                                       fields["rate"], f"ETA {eta}") if x), highlight=False)
 
             def on_progress(done: int, total: int) -> None:
                 seen.update(done=done, total=total)

@@ -80,7 +80,7 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("tables"),
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-        console=console, transient=True,
+        console=console, transient=True, disable=not console.is_terminal,  # no terminal: plain lines instead
     )
     results: list[BoardPairResult] = []
     stop = threading.Event()

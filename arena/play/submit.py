@@ -104,7 +104,9 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
                 if console is not None:
                     console.print(f"installed: {', '.join(installed(dest)) or 'nothing'}", highlight=False)
             if console is not None:
-                console.print(f"checking {manifest.key} ...")
+                console.print(f"checking {manifest.key} (once per version: every kind of decision on chosen "
+                              "positions, then a short match against random, each answer within 1000 ms; "
+                              "10-30 s) ...", highlight=False)
             store.release()  # the check takes seconds: let reports read the database meanwhile
             try:
                 report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play

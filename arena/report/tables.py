@@ -70,6 +70,14 @@ def json_number(x: float | None, digits: int = 1) -> float | None:
     return None if x is None or not math.isfinite(x) else round(x, digits)
 
 
+def whole(x: float) -> str:
+    """An Elo (or an end of its interval) shown whole, as the CLI's tables and the web's pages
+    both show it: its JSON value (:func:`json_number`, one decimal) rounded half up, so that a
+    page, which has only the JSON, and ``arena ratings`` agree (1642.53 is 1642.5 in the
+    JSON: both show 1643; rounding each its own way, one showed 1642)."""
+    return f"{math.floor(round(x, 1) + 0.5)}"
+
+
 #: The label of the double-dummy figures wherever they are shown (issue 23).
 DD_MEANING = "perfect-information play (every hand in view): a yardstick, not a verdict"
 

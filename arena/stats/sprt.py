@@ -419,7 +419,8 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
         ``("stored", bot)`` for a registered bot given as ``name@version`` or
         ``name`` (its newest version, by submission); ``("folder", Path)`` for
         the name of a sample bot (:data:`referee.evict.HOUSE_BOTS`: ``random``, ``greedy``,
-        ``heuristic``, ``expert``).
+        ``heuristic``, ``expert``), or its name and shipped version (``greedy@1.0.0``) where
+        no registered bot has that key.
 
     Raises:
         ValueError: none of these; the message lists what would be accepted.
@@ -438,9 +439,15 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
     named = sorted((b for b in registered if b.name == spec), key=lambda b: b.submitted_at)
     if named:
         return "stored", named[-1]
-    sample = Path(sample_bots.__path__[0]) / spec
-    if spec and "/" not in spec and (sample / "bot.toml").is_file():
-        return "folder", sample
+    name, _, version = spec.partition("@")
+    sample = Path(sample_bots.__path__[0]) / name
+    if name and "/" not in name and (sample / "bot.toml").is_file():
+        if not version:
+            return "folder", sample
+        from referee.manifest import load_manifest
+
+        if load_manifest(sample).version == version:  # the sample as shipped, by its key (`greedy@1.0.0`)
+            return "folder", sample
     known = sorted({b.name for b in registered} | set(HOUSE_BOTS))
     raise ValueError(f"{spec!r} is not a bot folder (holding bot.toml), a registered bot or a sample bot; "
                      f"known names: {', '.join(known)} (see `arena bots list`)")

@@ -36,6 +36,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from referee.records import printable
 
 from ..report.faults import fault_words
+from ..report.tables import whole
 from ..store import Store, StoreError
 from . import views
 
@@ -101,7 +102,7 @@ def _entrant(e) -> str:
 
 def _elo(x) -> str:
     """An Elo for a page: whole (as `arena ratings`), ``…`` for an open end (a one-sided bound)."""
-    return "…" if x is None else f"{x:.0f}"
+    return "…" if x is None else whole(x)
 
 
 def _ci(r: dict) -> str:
@@ -111,10 +112,10 @@ def _ci(r: dict) -> str:
     if low is None and high is None:
         return "–"
     if high is None:
-        return f"≥ {low:.0f}"
+        return f"≥ {whole(low)}"
     if low is None:
-        return f"≤ {high:.0f}"
-    return f"{low:.0f}–{high:.0f}"
+        return f"≤ {whole(high)}"
+    return f"{whole(low)}–{whole(high)}"
 
 
 def _diff(r: dict) -> str:

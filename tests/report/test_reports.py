@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.report import tables as reports
+from arena.report.tables import whole
 from arena.cli import app
 from arena.store import Store, match_id
 
@@ -161,8 +162,8 @@ def test_ratings_fit_an_80_column_terminal_without_cutting_numbers(tmp_path: Pat
         table = text.split("LOS>next:")[0]
         assert ("…" in table) == interval, text  # cut cells end in "…"; only the wide Δnext interval has one
         for o in out:
-            assert f"{o['name']}@{o['version']}" in text and f"{o['elo']:.0f}" in text
-            assert f"{o['ci_low']:.0f}–{o['ci_high']:.0f}" in text
+            assert f"{o['name']}@{o['version']}" in text and whole(o["elo"]) in text
+            assert f"{whole(o['ci_low'])}–{whole(o['ci_high'])}" in text
         assert (f"{out[0]['diff_next']:+.0f} (" in text) == interval
 
 

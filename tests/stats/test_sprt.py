@@ -168,6 +168,11 @@ def test_resolve_bot(tmp_path: Path) -> None:
     assert kind == "folder" and (path / "bot.toml").is_file()
     kind, path = sp.resolve_bot(str(ROOT / "sample_bots" / "greedy"), [])
     assert kind == "folder"
+    # a sample by its shipped key, in a database where it is not registered yet (the README's
+    # `--bots greedy@1.0.0` failed on a fresh database: the new-user trial)
+    assert sp.resolve_bot("greedy@1.0.0", []) == ("folder", ROOT / "sample_bots" / "greedy")
+    with pytest.raises(ValueError, match="known names: expert, greedy, heuristic, random"):
+        sp.resolve_bot("greedy@9.9.9", [])  # a version that was never shipped
     with pytest.raises(ValueError, match="known names: expert, greedy, heuristic, random"):
         sp.resolve_bot("nobody", [])
 

@@ -294,3 +294,19 @@ def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
             assert (got["status"], got["tables_in_flight"]) == ("interrupted", 0)
     finally:
         lock.release()
+
+
+@pytest.mark.parametrize("x", [1642.53, 1642.46, 1642.5, 1642.55, 1499.96, -3.5, 0.04])
+def test_a_page_and_arena_ratings_show_one_elo_for_one_rating(x):
+    """The new-user trial: `arena ratings` showed 1643–2068 where the leaderboard showed
+    1642–2068 (the page rounded the JSON's 1642.5, the CLI the raw 1642.53). Both now round
+    the JSON's value half up (``arena.report.tables.whole``)."""
+    from arena.cli.ratings import _ci as cli_ci
+    from arena.report.tables import json_number, whole
+    from arena.web.app import _ci as page_ci, _elo
+
+    low, high = x, x + 425.47
+    assert page_ci({"ci_low": json_number(low), "ci_high": json_number(high)}) == cli_ci(low, high)
+    assert page_ci({"ci_low": json_number(low), "ci_high": None}) == cli_ci(low, float("inf")) == f"≥ {whole(low)}"
+    assert _elo(json_number(x)) == whole(x)
+    assert whole(1642.53) == "1643" and whole(1642.44) == "1642"

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from playwright.sync_api import expect
 
 from arena.report.boardview import in_board_suits
+from arena.report.tables import whole
 from arena.store import Store
 
 from .conftest import ARENA, DEMO, DEMO_BOARDS, Page, ratings_cli
@@ -70,8 +71,8 @@ def test_leaderboard_shows_the_numbers_of_arena_ratings_json(tab, demo_db):
         def col(name: str) -> str:
             return row.locator(f'[data-col="{name}"]').inner_text().strip()
 
-        def elo(x) -> str:
-            return f"{x:.0f}"
+        def elo(x) -> str:  # the JSON's value rounded half up, as `arena ratings` shows it
+            return whole(x)
 
         def signed(x) -> str:
             return f"{x:+.0f}"
