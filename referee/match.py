@@ -290,9 +290,10 @@ def fault_from_rpc(err: grpc.RpcError, client: BotClient, deadline: str = "the d
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.MALFORMED, f"answer too large: {err.details()}"
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
+        # the detail is the bot's own message (the kind's words already say it answered with an error)
         if not client.quote_output:  # its message is the bot's own text (an exception's): its owner's alone
-            return FaultKind.BOT_ERROR, "the bot answered with an error (its message is in its owner's log)"
-        return FaultKind.BOT_ERROR, f"the bot answered with an error: {err.details() or client.log_tail(300) or '(no message)'}"
+            return FaultKind.BOT_ERROR, "its message is in its owner's log"
+        return FaultKind.BOT_ERROR, err.details() or client.log_tail(300) or "(no message)"
     return FaultKind.CONNECTION, f"{code.name}: {err.details()}"
 
 

@@ -128,9 +128,9 @@ class RulesetName(str, Enum):
 
 
 def did_you_mean(given: str, known) -> str:
-    """``": did you mean 'x'?"`` for the closest known name, or ``""``."""
+    """``" (did you mean 'x'?)"`` for the closest known name, or ``""``."""
     close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
-    return f": did you mean {close[0]!r}?" if close else ""
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class ExportFormat(str, Enum):
@@ -391,8 +391,8 @@ def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
     from ..store import Store, StoreError
 
     if (must_exist or read_only) and not db.exists():
-        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ...) "
-                   "or pass --db PATH")
+        raise fail(f"no results database at {db}: run a tournament first (arena tournament run NAME --bots DIR ... "
+                   f"--db {shlex.quote(str(db))}), or give the --db PATH of one")
     try:
         return Store.open(db, read_only=read_only)
     except StoreError as e:

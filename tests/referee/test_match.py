@@ -151,6 +151,9 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
     assert_replays(results)  # the referee's fallbacks are legal and every board was scored
     faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
     assert len(faulty) == len(faults) and all(d.fault == kind for d in faulty)
+    if kind == FaultKind.BOT_ERROR:  # the bot's own message, once (the kind's words say it was an error)
+        assert all(f.detail.endswith("deliberate failure in decide()") and "answered with an error" not in f.detail
+                   for f in faults), faults
     if kind == FaultKind.TIMEOUT:  # the detail names the deadline the bot missed (issue 20 item 7)
         assert all(f.detail == f"no answer within {DECISION_MS:,} ms (--decision-ms {DECISION_MS} + time bank 0 ms)"
                    for f in faults), faults
