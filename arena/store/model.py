@@ -346,6 +346,9 @@ class TableSummary:
     score_ew: int
     capot: int | None
     pot: int
+    permutation: tuple[int, ...] = (0, 1, 2, 3)
+    """The table's suit renaming (RULES.md §8): ``permutation[s]`` is the table's suit for the
+    board's suit ``s`` (S H D C = 0..3); ``trump`` is as played at the table."""
 
 
 @dataclass(frozen=True)

@@ -405,14 +405,14 @@ class ResultReads:
         rows = self._query(
             """SELECT p.board, p.points_a, p.points_b, p.margin, p.forfeit_a, p.forfeit_b,
                       d.table_no, d.ns_entrant, d.ew_entrant, d.contract, d.taker, d.trump_mode, d.trump,
-                      d.score_ns, d.score_ew, d.capot, d.pot
+                      d.score_ns, d.score_ew, d.capot, d.pot, d.permutation
                FROM board_pairs p JOIN deals d USING (match_id, board)
                WHERE p.match_id = ? ORDER BY p.board, d.table_no""",
             [match_id],
         )
         out: dict[int, BoardPairSummary] = {}
         for r in rows:
-            table = TableSummary(*r[6:])
+            table = TableSummary(*r[6:-1], permutation=tuple(r[-1]))
             have = out.get(r[0])
             out[r[0]] = BoardPairSummary(*r[:6], tables=(have.tables if have else ()) + (table,))
         return list(out.values())

@@ -185,7 +185,9 @@ def leaderboard(store: Store, name: str) -> dict:
         table = rating_table(rows)
     except ValueError as e:
         return {"ratings": [], "faults": faults, "bars": [], "error": str(e), "range": None}
-    out = ratings_json(table, field_scores(store, tournament=name)) if table is not None else []
+    # the double-dummy figures too, as `arena ratings --json` gives them (boards analysed by `arena analyze`)
+    out = ratings_json(table, field_scores(store, tournament=name),
+                       points_lost_per_board(store, tournament=name)) if table is not None else []
     bars = []
     lo = hi = None
     if out:
@@ -282,7 +284,9 @@ def match(store: Store, match_id: str) -> dict:
         ``points_a``, ``points_b``, ``margin`` (A's duplicate margin, RULES.md §8),
         ``forfeit_a``, ``forfeit_b`` and ``tables`` (``table``, ``ns``, ``ew``,
         ``contract``, ``taker``, ``trump_mode``, ``trump``, ``score_ns``, ``score_ew``,
-        ``capot``, ``pot``).
+        ``capot``, ``pot``, ``permutation``, ``trump_as_played``): ``trump`` in the board's
+        own suits, as the replay and `arena log` show table 2 (RULES.md §8), and
+        ``trump_as_played`` in the table's.
 
     Raises:
         NotFound: no such match (or no board of it stored yet).
@@ -293,9 +297,22 @@ def match(store: Store, match_id: str) -> dict:
     except StoreError as e:
         raise NotFound(str(e)) from None
     return {"match": summary, "boards": [
-        {**{k: v for k, v in b.__dict__.items() if k != "tables"}, "tables": [dict(t.__dict__) for t in b.tables]}
+        {**{k: v for k, v in b.__dict__.items() if k != "tables"}, "tables": [_in_board_suits(t) for t in b.tables]}
         for b in boards
     ]}
+
+
+#: Suit letters by index (S H D C = 0..3, as ``deals.permutation`` numbers them).
+_SUIT_LETTERS = "SHDC"
+
+
+def _in_board_suits(t) -> dict:
+    """A :class:`arena.store.TableSummary` as a dict, its ``trump`` named in the board's own
+    suits (``trump_as_played``: at the table)."""
+    out = dict(t.__dict__, permutation=list(t.permutation), trump_as_played=t.trump)
+    if t.trump and t.trump in _SUIT_LETTERS:
+        out["trump"] = _SUIT_LETTERS[list(t.permutation).index(_SUIT_LETTERS.index(t.trump))]
+    return out
 
 
 def board(store: Store, match_id: str, number: int, *, board_suits: bool = True) -> dict:

@@ -310,3 +310,30 @@ def test_a_page_and_arena_ratings_show_one_elo_for_one_rating(x):
     assert page_ci({"ci_low": json_number(low), "ci_high": None}) == cli_ci(low, float("inf")) == f"≥ {whole(low)}"
     assert _elo(json_number(x)) == whole(x)
     assert whole(1642.53) == "1643" and whole(1642.44) == "1642"
+
+
+def test_the_match_page_names_each_trump_in_the_board_s_suits(client, demo_db):
+    """The new-user trial: the match page named table 2's trump as played there (♣) where the
+    replay and `arena log` show the board's suits (♠). The match JSON gives both; the page
+    the board's (RULES.md §8: table 2 is dealt with its suits renamed)."""
+    mid = match_ids(demo_db)[0]
+    got = client.get(api_match(mid)).json()
+    seen = 0
+    for b in got["boards"]:
+        for t in b["tables"]:
+            if not t["trump_as_played"]:
+                continue
+            at_table = "SHDC".index(t["trump_as_played"])
+            assert t["trump"] == "SHDC"[t["permutation"].index(at_table)]
+            if t["table"] == 1:
+                assert t["permutation"] == [0, 1, 2, 3] and t["trump"] == t["trump_as_played"]
+            else:
+                seen += t["trump"] != t["trump_as_played"]
+    assert seen > 0, "no renamed trump on table 2 in the demo's first match"
+    # the two tables of a board name the same trump when both took in one suit of the board
+    page = client.get("/matches/" + mid.split("/", 1)[0] + "/" + quote(mid.split("/", 1)[1], safe="")).text
+    symbols = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    for b in got["boards"]:
+        for t in b["tables"]:
+            if t["trump"] in symbols and t["contract"] not in ("passed",):
+                assert symbols[t["trump"]] in page

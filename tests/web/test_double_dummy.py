@@ -102,3 +102,15 @@ def test_the_bot_page_shows_points_lost_per_board(dd_db):
     assert row["dd_points_lost"] == round(analysed["entrants"][A]["points_lost_per_board"], 1)
     assert row["dd_boards"] == 1
     assert "DD lost/board" in page and "not a verdict" in page
+
+
+def test_the_ratings_json_carries_the_double_dummy_figure_as_arena_ratings_does(dd_db):
+    """The new-user trial: `arena ratings --json` gave each entrant's points lost to double
+    dummy per board; `/api/tournaments/T/ratings` gave null."""
+    path, analysed = dd_db
+    want = {f"{o['name']}@{o['version']}": o["double_dummy"]
+            for o in json.loads(cli("ratings", "--tournament", "t1", "--json", "--db", path).stdout)}
+    assert want[A]["boards"] == 1 and want[A]["points_lost_per_board"] == analysed["entrants"][A]["points_lost_per_board"]
+    with TestClient(create_app(path), base_url="http://127.0.0.1") as c:
+        got = {f"{o['name']}@{o['version']}": o["double_dummy"] for o in c.get("/api/tournaments/t1/ratings").json()}
+    assert got == want

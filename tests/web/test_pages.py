@@ -225,7 +225,8 @@ def test_every_page_fits_a_390px_phone(browser, odd, odd_db):
 
 def test_a_match_says_who_took_and_offers_its_deal_records(tab, demo_db):
     """issue 20, item 18: each table's cell says the side that took, how it went and the
-    trump ("EW dedans ♦"), as stored; the link downloads the match's deal records, one
+    trump ("EW dedans ♦"), in the board's own suits (table 2's stored trump renamed back, as
+    the replay shows it: the new-user trial); the link downloads the match's deal records, one
     line per table, each parsing as a deal record of the board played."""
     with Store.open(demo_db, read_only=True) as s:
         mid = s.matches(tournament=DEMO)[0].match_id
@@ -241,7 +242,8 @@ def test_a_match_says_who_took_and_offers_its_deal_records(tab, demo_db):
             if x.taker is None:
                 want.append(x.contract)
             else:
-                text = f"{('NS', 'EW')[x.taker % 2]} {x.contract} {symbols.get(x.trump or '', x.trump_mode)}"
+                trump = "SHDC"[x.permutation.index("SHDC".index(x.trump))] if x.trump in symbols else x.trump
+                text = f"{('NS', 'EW')[x.taker % 2]} {x.contract} {symbols.get(trump or '', x.trump_mode)}"
                 want.append(text + (" · capot" if x.capot is not None else "") + (f" · pot {x.pot}" if x.pot else ""))
     assert [c.strip() for c in cells] == want
     assert any(w.startswith(("NS ", "EW ")) for w in want)
