@@ -122,7 +122,7 @@ def ratings(
         scoped = [t for t in store.list_tournaments() if t.name == tournament or (
             tournament is None and t.ruleset == rs and (names is None or t.name in names))]
         # a decided `arena sprt` test stops short of its --max-boards on purpose: not "standings so far"
-        unfinished = [t for t in scoped if t.status not in ("complete", "decided")]
+        unfinished = [t for t in scoped if t.status not in ("complete", "decided", "undecided")]
         order = list(dict.fromkeys(e for t in scoped for e in t.entrants))  # pairs oriented as `arena matches` shows them
         # the double-dummy yardstick from `arena analyze`'s cache (never computed here)
         from ..analysis.boards import points_lost_per_board

@@ -194,7 +194,7 @@ class EntryWriter:
         """
         try:
             status = Status(status)
-            if status in (Status.INCOMPLETE, Status.DECIDED):
+            if status in (Status.INCOMPLETE, Status.DECIDED, Status.UNDECIDED):
                 raise ValueError(status)
         except ValueError:
             raise StoreError(

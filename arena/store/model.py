@@ -39,6 +39,8 @@ class Status(str, Enum):
     INCOMPLETE = "incomplete"
     #: shown, never stored: the board pairs of an `arena sprt` test that reached its decision
     DECIDED = "decided"
+    #: shown, never stored: an `arena sprt` test that played its --max-boards without a decision
+    UNDECIDED = "undecided"
 
 
 def _shown_status(stored: str, pairs: int, total: int, running: bool) -> str:

@@ -83,20 +83,26 @@ class TournamentReads:
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
             shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
-        if shown == Status.INTERRUPTED.value and self._sprt_decided(name):
-            shown = Status.DECIDED.value
+        if shown in (Status.INTERRUPTED.value, Status.COMPLETE.value):  # an `arena sprt` test says how it ended
+            ended = self._sprt_ended(name)
+            if ended == "inconclusive":
+                shown = Status.UNDECIDED.value
+            elif ended is not None and shown == Status.INTERRUPTED.value:
+                shown = Status.DECIDED.value
         return Tournament(n, ruleset, json.loads(options), int(seed), boards, created, shown,
                           entrants, int(pairs), bool(secret), commitment, status, gauntlet)
 
-    def _sprt_decided(self, tournament: str) -> bool:
-        """Whether ``tournament`` holds an ``arena sprt`` test that reached its decision
-        (it stops short of its ``max_boards`` on purpose). False where the database
-        predates the ``sprt_tests`` table."""
+    def _sprt_ended(self, tournament: str) -> str | None:
+        """How the ``arena sprt`` test played as ``tournament`` ended: ``"H0"`` or ``"H1"``
+        (decided: it stops short of its ``max_boards`` on purpose), ``"inconclusive"`` (its
+        ``max_boards`` played undecided); None for no test, one still running, or a database
+        that predates the ``sprt_tests`` table."""
         try:
-            return bool(self.con.execute("SELECT 1 FROM sprt_tests WHERE tournament = ? AND status <> 'running'",
-                                         [tournament]).fetchall())
+            rows = self.con.execute("SELECT status FROM sprt_tests WHERE tournament = ? AND status <> 'running'",
+                                    [tournament]).fetchall()
         except duckdb.CatalogException:
-            return False
+            return None
+        return rows[0][0] if rows else None
 
     def sprt_tests(self) -> list[dict]:
         """Every ``arena sprt`` test (table ``sprt_tests``) as a dict of its columns,

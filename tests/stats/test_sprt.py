@@ -260,3 +260,6 @@ def test_arena_sprt_warns_once_the_test_can_be_played(tmp_path) -> None:
     assert played.exit_code == 0, played.output
     assert "warning: --max-boards 4 is below about twice the 2944 board pairs" in played.output
     assert "no decision after 4 board pairs" in played.output
+    # listed as undecided, not "complete" (the new-user trial); a decided test is listed "decided"
+    listed = CliRunner().invoke(app, ["tournament", "list", "--json", "--db", db])
+    assert [t["status"] for t in json.loads(listed.stdout)] == ["undecided"], listed.output
