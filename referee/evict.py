@@ -98,16 +98,15 @@ def plan(sys_root: Path = _SYS, allowed: set[int] | None = None) -> dict[int, tu
     (2 CPUs: 31 ms against 52 for one reading it all, at load 4 with a 105 MiB L3), the
     lowest CPU any remainder.
 
-    CPUs are the machine's online ones (a bot may move itself to any of them), read from
-    ``sys_root`` (``/sys/devices/system/cpu``), that this process may run on (``allowed``,
-    default its affinity: a helper runs nowhere else, and no bot of this referee either);
-    :data:`FALLBACK` where the caches cannot be read."""
+    CPUs are the machine's online ones (the scheduler may put a bot on any of them), read
+    from ``sys_root`` (``/sys/devices/system/cpu``), or only those of ``allowed`` (the ones a
+    helper could run on: :class:`Evictor`); :data:`FALLBACK` where the caches cannot be read."""
     try:
         cpus = _cpu_list((sys_root / "online").read_text())
     except (OSError, ValueError):
         cpus = sorted(os.sched_getaffinity(0))
-    allowed = os.sched_getaffinity(0) if allowed is None else allowed
-    cpus = [c for c in cpus if c in allowed] or cpus
+    if allowed is not None:
+        cpus = [c for c in cpus if c in allowed] or cpus
     out: dict[int, tuple[int, int]] = {}
     for cpu in cpus:
         private = shared = 0
@@ -135,7 +134,8 @@ class Evictor:
     Thread-safe.
 
     A CPU the helper may not run on (a cpuset without it) is left out: bots of this
-    referee cannot run there either.
+    referee cannot run there either; with the default plan, the CPUs left share the L3's
+    reading between them (:func:`plan` made again for them).
 
     Raises:
         OSError: no helper could be started.
@@ -143,26 +143,39 @@ class Evictor:
 
     def __init__(self, sizes: dict[int, tuple[int, int]] | None = None) -> None:
         self._lock = threading.Lock()
-        self._helpers: list[subprocess.Popen] = []
         self.last_s = 0.0  #: seconds the last :meth:`evict` took
         self.count = 0  #: clearings done
         #: seconds the last :data:`RECENT_CLEARINGS` clearings took (a forced move's pause draws
         #: its clearing's time from them instead of clearing: ``BotClient.clearing_s``)
         self.recent: collections.deque[float] = collections.deque(maxlen=RECENT_CLEARINGS)
+        planned = plan() if sizes is None else sizes
+        up = self._start(planned)
+        if sizes is None and up and len(up) < len(planned):  # some CPU refused: the others read its share
+            self.close()
+            up = self._start(plan(allowed=up))
+        if not up:
+            raise OSError("no cache-clearing helper could start")
+        self.cpus = len(self._helpers)
+
+    def _start(self, sizes: dict[int, tuple[int, int]]) -> set[int]:
+        """Start a helper for each CPU of ``sizes``; returns the CPUs whose helper runs."""
+        self._helpers: list[subprocess.Popen] = []
         self._shared: list[subprocess.Popen] = []
-        for cpu, (private, shared) in (plan() if sizes is None else sizes).items():
+        up = set()
+        for cpu, (private, shared) in sizes.items():
             p = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER, str(cpu), str(private), str(shared)],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/",
                                  start_new_session=True)  # a Ctrl-C is the arena's to handle: the helper ends with its stdin
             if p.stdout.read(1) == b"r":
                 self._helpers.append(p)
+                up.add(cpu)
                 if shared:
                     self._shared.append(p)
             else:  # not allowed on that CPU
                 p.wait()
-        if not self._helpers:
-            raise OSError("no cache-clearing helper could start")
-        self.cpus = len(self._helpers)
+                p.stdin.close()
+                p.stdout.close()
+        return up
 
     def evict(self) -> float:
         """Clear the caches; returns the seconds it took.

@@ -168,11 +168,11 @@ def run(
             writer's thread, in the order stored), e.g. to write them out as they come.
         quote_output: a fault quotes the end of the bot's output (off for a competition's
             final: faults are public, the output its owner's; :class:`referee.match.MatchConfig`).
-        on_tables: called as ``on_tables(n)`` when ``n``, the tables played and not yet
-            stored (each board at each table, in the blocks in flight and the next batch), changes: the progress
-            inside a block, which a 100-board block of slow bots keeps for minutes (local
-            executors only); also written in the run lock (``tables_in_flight``) for the
-            web's live page.
+        on_tables: called as ``on_tables(n)`` when ``n`` changes: the tables played and not
+            yet stored (each board at each table, in the blocks in flight and the next
+            batch), the progress inside a block, which a 100-board block of slow bots keeps
+            for minutes (local executors only); also written in the run lock
+            (``tables_in_flight``) for the web's live page.
 
     A gauntlet (the tournament's ``gauntlet`` entrant) plays only that entrant's matches.
 
@@ -196,6 +196,7 @@ def run(
         config = dict(decision_ms=decision_ms, max_faults=max_faults, block_boards=block_boards,
                       time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir,
                       quote_output=quote_output)
+
         def tables_played(n: int) -> None:  # said in the run lock too, for the live page
             if lock is not None:
                 lock.note(tables_in_flight=n)

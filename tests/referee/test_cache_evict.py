@@ -219,6 +219,24 @@ def test_the_plan_covers_each_cache_once(tmp_path):
     assert evict.plan(root, {0, 1})[1] == (evict.FALLBACK[0], 0)
 
 
+def test_a_cpu_no_helper_may_run_on_leaves_its_share_to_the_others(monkeypatch):
+    """The L3's reading is split between the CPUs sharing it; a CPU whose helper cannot start
+    there (a cpuset without it: here CPU 4095, which no machine of ours has) would leave its
+    share unread, so the plan is made again for the CPUs whose helpers run."""
+    def fake_plan(sys_root=None, allowed=None):
+        cpus = [0, 4095] if allowed is None else sorted(allowed)
+        return {c: (1 << 20, (8 << 20) // len(cpus)) for c in cpus}
+
+    monkeypatch.setattr(evict, "plan", fake_plan)
+    ev = evict.Evictor()
+    try:
+        assert ev.cpus == 1
+        assert [p.args[-3:] for p in ev._helpers] == [["0", str(1 << 20), str(8 << 20)]]  # the whole share
+        assert ev.evict() > 0 and ev.count == 1 and list(ev.recent) == [ev.last_s]
+    finally:
+        ev.close()
+
+
 @pytest.mark.guard(300)
 @pytest.mark.parametrize("evict_caches", [True, False])
 def test_the_referee_clears_the_caches_before_every_call_but_a_house_bots(tmp_path, monkeypatch, evict_caches):
