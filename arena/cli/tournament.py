@@ -281,7 +281,7 @@ def tournament_run(
             began = time.monotonic()
             next_line = [began + PLAIN_EVERY_S]
 
-            def show() -> None:
+            def show(plain: bool = True) -> None:
                 """The bar from this run's own speed (board pairs stored, and the tables played in
                 the blocks in flight as halves): the elapsed time, the rate in a unit kept for the
                 run, the ETA from them (rich's own ETA, from the last seconds' bursts of stored
@@ -294,7 +294,7 @@ def tournament_run(
                 eta = clock((total - done - tables / 2) * spent / own) if own > 0 else "-:--:--"
                 progress.update(task, completed=done, total=total, rate=rate_text(own, spent, seen["unit"]),
                                 took=clock(spent), eta=eta, inblock=f"+{plural(tables, 'table')}" if tables else "")
-                if not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
+                if plain and not console.is_terminal and (time.monotonic() >= next_line[0] or done == total):
                     # no bar in a log file or CI: a plain line now and then
                     next_line[0] = time.monotonic() + PLAIN_EVERY_S
                     fields = progress.tasks[task].fields
@@ -306,8 +306,9 @@ def tournament_run(
                 show()
 
             def on_tables(n: int) -> None:
-                seen["tables"] = n
-                show()
+                # fewer: a batch was just stored, its board pairs not yet counted (on_progress is next)
+                plain, seen["tables"] = n >= seen["tables"], n
+                show(plain)
 
             # Ctrl-C sets `stop` (workers drop the blocks in flight, everything played is
             # written); a KeyboardInterrupt raised inside a DuckDB write would abort that write.
