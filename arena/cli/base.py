@@ -384,6 +384,22 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
+def discard_if_empty(db: Path) -> None:
+    """Remove the database ``db`` (and its lock file) when it holds no tournament and no bot:
+    what a command refused before writing anything left, so that a refusal leaves no file
+    behind (the new-user trial: `arena sprt random random --db new.duckdb` made new.duckdb)."""
+    import duckdb
+
+    try:
+        with duckdb.connect(str(db), read_only=True) as con:
+            held = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("tournaments", "bots"))
+    except duckdb.Error:  # not ours, or in use: leave it
+        return
+    if held == 0:
+        for path in (db, Path(f"{db}.wal"), Path(f"{db}.run-lock")):
+            path.unlink(missing_ok=True)
+
+
 def open_store(db: Path, *, must_exist: bool = False, read_only: bool = False):
     """The store at ``db`` (read-only for reports: they work while a tournament
     runs, and need only read permission); a missing or unusable file is an error

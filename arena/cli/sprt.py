@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from referee.rules import get_ruleset
 from ..play.schedule import new_seed
 from .tournament import PLAIN_EVERY_S, _logs_folder
 from .base import (
+    discard_if_empty,
     DEFAULT_DB,
     app,
     console,
@@ -100,6 +102,7 @@ def sprt(
     except ValueError as e:
         raise fail(str(e), code=2) from None
     log_dir = _logs_folder(logs)
+    fresh = not db.exists()
     store = open_store(db)
     try:
         rs = get_ruleset(ruleset.value, **chosen)
@@ -209,6 +212,8 @@ def sprt(
         raise fail(str(e)) from None
     finally:
         store.close()
+        if fresh and sys.exc_info()[0] is not None:  # refused: no database file left behind
+            discard_if_empty(db)
     resume = resume_command(bot_a, bot_b, settings, name=name, logs=logs, no_isolate=no_isolate,
                             weak_limits=weak_limits, db=db)
     if state.decision is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..report.faults import fault_words
 from ..report.render import plural, print_trimmed, show_table
 from ..play.schedule import new_seed
 from .base import (
+    discard_if_empty,
     DEFAULT_DB,
     tournament_app,
     console,
@@ -152,6 +154,7 @@ def tournament_run(
     if records is not None:  # refused before anything is written
         with _records_file(records):
             pass
+    fresh = not db.exists()
     store = open_store(db)
     try:
         # check everything before anything is written: a failed command leaves no tournament behind
@@ -339,6 +342,8 @@ def tournament_run(
         raise fail(str(e)) from None
     finally:
         store.close()
+        if fresh and sys.exc_info()[0] is not None:  # refused: no database file left behind
+            discard_if_empty(db)
     for e in summary.errors:
         err.print(f"[red]worker error:[/] {escape(e)}", highlight=False)
     # the whole command to resume: what is kept with the tournament (settings, --workers) is left out

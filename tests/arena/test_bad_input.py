@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+from arena.store import Store
+
 from .conftest import SAMPLES, cli, copy_bot, output
 
 
@@ -27,7 +29,7 @@ def test_unknown_tournament_for_ratings(tmp_path):
     db = tmp_path / "a.duckdb"
     r = cli("ratings", "--tournament", "nope", "--db", db)
     refused(r, "no results database")  # no file yet
-    assert cli("tournament", "run", "t", "--db", db).exit_code != 0  # creates the db, no entrants
+    Store.open(db).close()  # an empty database
     r = cli("ratings", "--tournament", "nope", "--db", db)
     refused(r, "no tournament 'nope'")
 
@@ -40,8 +42,21 @@ def test_tournament_without_entrants(tmp_path):
     refused(r, "give at least two bots")
     r = cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "random", "--db", db)
     refused(r, "the same bot is given twice")
-    r = cli("tournament", "list", "--db", db)  # nothing was created by the refused commands
-    assert r.exit_code == 0 and " t " not in r.stdout
+    assert not db.exists()  # nothing was created by the refused commands, not even the file
+
+
+def test_a_refused_command_leaves_no_database_file(tmp_path):
+    """The new-user trial: a refused `tournament run` or `sprt` made the --db file anyway.
+    Control: a database that holds something is kept after a refusal."""
+    db = tmp_path / "new" / "a.duckdb"
+    refused(cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--db", db), "give at least two bots")
+    refused(cli("sprt", "random", "random", "--db", db), "A and B are the same bot")
+    assert not db.exists() and not list(db.parent.glob("a.duckdb*"))
+    kept = tmp_path / "kept.duckdb"
+    with Store.open(kept) as store:
+        store.create_tournament("x", "classic", {}, 1, 2)
+    refused(cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--db", kept), "give at least two bots")
+    assert kept.exists()
 
 
 def test_bot_folder_without_manifest(tmp_path):
