@@ -29,7 +29,7 @@ from referee.rules import RULESETS, Card, DealState, make_board, relabel, replay
 from .botkit import bot_processes, deals, entrant, install_call_log, leftover_processes
 from .spylog import read_spy_logs
 
-DECISION_MS = 250
+DECISION_MS = 1000  # the arena's default; 250 made a sample bot time out on a loaded machine (test_stream, fresh clone)
 BOARD_SEED = 11
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 

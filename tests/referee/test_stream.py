@@ -22,7 +22,7 @@ from referee.manifest import load_manifest
 from tests.bot_requests import observation, request
 
 from .botkit import bot_folder, deals, entrant
-from .test_match import assert_no_leftovers, assert_replays, decisions_of, play
+from .test_match import DECISION_MS, assert_no_leftovers, assert_replays, decisions_of, play
 
 
 def _record_transport(monkeypatch) -> list[tuple[str, bool | None]]:
@@ -66,7 +66,7 @@ def test_a_late_answer_on_the_stream_is_a_timeout_and_the_match_goes_on(tmp_path
     faults = [f for r in results for f in r.faults]
     assert faults and all((f.kind, f.entrant, f.board) == (FaultKind.TIMEOUT, bad.key, 1) for f in faults)
     faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
-    assert all(250 <= d.ms < 650 for d in faulty), [d.ms for d in faulty]
+    assert all(DECISION_MS <= d.ms < DECISION_MS + 400 for d in faulty), [d.ms for d in faulty]
     assert_replays(results)
     assert {w for name, w in seen if name == bad.key} == {True}  # over the stream, before and after restarts
     assert sum(d.ms > 0 for d in decisions_of(results[2], bad.key)) > 0  # still asked after the restarts
