@@ -149,7 +149,7 @@ def sprt(
         limits = _limits(cpu_s, memory_mib, isolate, manifests, weak_limits) if not decided else None
         for kind, x in picked:
             if kind == "folder" and not decided:
-                submit(store, x, store_root=db.parent / "bots", console=console, limits=limits)
+                submit(store, x, store_root=db.parent / "bots", console=console, limits=limits, decision_ms=decision_ms)
         if existing is None:
             store.create_tournament(test, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     max_boards, [(m.name, m.version) for m in manifests], secret=seed is None)

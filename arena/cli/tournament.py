@@ -215,7 +215,7 @@ def tournament_run(
         known = tour.entrants_of(store, name) if existing is not None else []
         limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known], weak_limits)
         for folder in folders:  # check, freeze and register each bot (a registered one: only entered)
-            submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits)
+            submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits, decision_ms=decision_ms)
         if existing is None:
             store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     boards if boards is not None else 50, secret=seed is None)
@@ -237,7 +237,8 @@ def tournament_run(
                       highlight=False)
         bank = (f", a time bank of {time_bank_ms} ms per bot process per match" if time_bank_ms else "") + (
             f", {time_increment_ms} ms added after each answer" if time_increment_ms else "")
-        console.print(f"decisions within {decision_ms} ms{bank}; {max_faults} faults forfeit the rest of a match",
+        console.print(f"decisions within {decision_ms} ms{bank}; {max_faults} faults forfeit the rest of a match "
+                      f"(each table counts its own within a block of boards: up to {2 * max_faults} may be recorded)",
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         suite_line(store, name)

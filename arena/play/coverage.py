@@ -302,42 +302,47 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
         for p in positions:
             if costly[0] >= MAX_COSTLY_FAULTS:
                 break
-            answer = Answer(label, p.situation, seat)
-            out.append(answer)
-            if client is None:
+            for again in (False, True):  # a timeout is asked once more (of a new process): a loaded machine's
+                answer = Answer(label, p.situation, seat)  # hiccup is not charged, a slow bot's second one is
+                if client is None:
+                    try:
+                        client = await loop.run_in_executor(starter, started)
+                    except BotStartError as e:
+                        answer.kind, answer.detail = FaultKind.START, printable(str(e))
+                        costly[0] += 1
+                        break
+                    except grpc.RpcError as e:
+                        answer.kind = FaultKind.START
+                        answer.detail = printable(f"StartMatch failed: {e.code().name} {e.details()}")
+                        costly[0] += 1
+                        break
+                state = p.state()
+                legal = state.legal_actions()
+                request = decide_request(state, legal, options=options, deal_number=1 + numbers.randrange(2**32 - 1),
+                                         deadline_ms=decision_ms)
+                t0 = time.perf_counter()
                 try:
-                    client = await loop.run_in_executor(starter, started)
-                except BotStartError as e:
-                    answer.kind, answer.detail = FaultKind.START, printable(str(e))
-                    costly[0] += 1
-                    continue
-                except grpc.RpcError as e:
-                    answer.kind, answer.detail = FaultKind.START, printable(f"StartMatch failed: {e.code().name} {e.details()}")
-                    costly[0] += 1
-                    continue
-            state = p.state()
-            legal = state.legal_actions()
-            request = decide_request(state, legal, options=options, deal_number=1 + numbers.randrange(2**32 - 1),
-                                     deadline_ms=decision_ms)
-            t0 = time.perf_counter()
-            try:
-                response = await client.decide_async(request, decision_ms / 1000)
-            except grpc.RpcError as err:
-                answer.kind, detail = await loop.run_in_executor(starter, fault_from_rpc, err, client,
-                                                                  f"{decision_ms:,} ms (--decision-ms)")
-                answer.detail = printable(detail)  # it may quote the bot's own text
-                answer.shown = describe(state, legal, None).rsplit("\n", 1)[0] + f"\nanswer: none ({answer.kind})"
-                if answer.kind in RESTART_AFTER:  # as in a match: a new process for the next position
-                    costly[0] += 1
-                    await client.aclose_aio()
-                    await loop.run_in_executor(starter, client.close)
-                    client = None
-                continue
-            answer.ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000
-            _, answer.kind, detail = judge_answer(response, state, legal)
-            answer.detail = printable(detail)
-            if answer.kind is not None:
-                answer.shown = describe(state, legal, response)
+                    response = await client.decide_async(request, decision_ms / 1000)
+                except grpc.RpcError as err:
+                    answer.kind, detail = await loop.run_in_executor(starter, fault_from_rpc, err, client,
+                                                                      f"{decision_ms:,} ms (--decision-ms)")
+                    answer.detail = printable(detail)  # it may quote the bot's own text
+                    answer.shown = describe(state, legal, None).rsplit("\n", 1)[0] + f"\nanswer: none ({answer.kind})"
+                    if answer.kind in RESTART_AFTER:  # as in a match: a new process for the next position
+                        await client.aclose_aio()
+                        await loop.run_in_executor(starter, client.close)
+                        client = None
+                        if answer.kind == FaultKind.TIMEOUT and not again:
+                            continue
+                        costly[0] += 1
+                    break
+                answer.ms = (time.perf_counter() - t0 - client.last_thaw_s) * 1000
+                _, answer.kind, detail = judge_answer(response, state, legal)
+                answer.detail = printable(detail)
+                if answer.kind is not None:
+                    answer.shown = describe(state, legal, response)
+                break
+            out.append(answer)
     finally:
         if client is not None:
             await client.aclose_aio()

@@ -42,10 +42,13 @@ def check_store_outside(folder: Path, store_root: Path, manifest: Manifest | Non
 
 
 def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: str | None = None,
-           console: Console | None = None, limits: Limits | None = None) -> tuple[Bot, bool]:
+           console: Console | None = None, limits: Limits | None = None,
+           decision_ms: int = 1000) -> tuple[Bot, bool]:
     """Register the bot in ``folder`` (and enter it in ``tournament``).
 
-    The conformance check runs the bot under ``limits`` (default: the sandbox).
+    The conformance check runs the bot under ``limits`` (default: the sandbox), each answer
+    within ``decision_ms`` ms (the deadline of the tournament it is entered for); it runs
+    once per version: a bot registered already is not checked again.
     Returns ``(bot row, fresh)``; ``fresh`` is False when the same name, version
     and content were already registered.
 
@@ -105,11 +108,12 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
                     console.print(f"installed: {', '.join(installed(dest)) or 'nothing'}", highlight=False)
             if console is not None:
                 console.print(f"checking {manifest.key} (once per version: every kind of decision on chosen "
-                              "positions, then a short match against random, each answer within 1000 ms; "
+                              f"positions, then a short match against random, each answer within {decision_ms} ms; "
                               "10-30 s) ...", highlight=False)
             store.release()  # the check takes seconds: let reports read the database meanwhile
             try:
-                report = check_bot(dest, ruleset=ruleset, limits=limits)  # the frozen copy: what will play
+                report = check_bot(dest, ruleset=ruleset, limits=limits,  # the frozen copy: what will play
+                                   decision_ms=decision_ms)
             except Exception as e:  # a crash of the check is a refusal too, never a copy left behind
                 raise SubmitError(f"the conformance check of {manifest.key} could not run: "
                                   f"{type(e).__name__}: {e}") from e

@@ -53,7 +53,7 @@ def procs_under(root: Path) -> list[int]:
     return found
 
 
-def wait_no_procs(root: Path, timeout: float = 30.0) -> list[int]:
+def wait_no_procs(root: Path, timeout: float = 120.0) -> list[int]:
     """The bot processes left under ``root`` once none is (at once when none is), or after
     ``timeout`` s: a bound on a hang (a frozen bot dies when the guardian thaws it, slower on
     a loaded machine), not a timing."""

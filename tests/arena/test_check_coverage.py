@@ -229,3 +229,52 @@ def test_the_report_as_json_for_a_bots_ci(tmp_path):
     assert wrong["situation"] == "declaration" and wrong["fault"] == "wrong-kind" and wrong["seat"] == 0
     assert "legal actions: declares nothing" in wrong["shown"]
     assert report["problems"][0].startswith("1 wrong answer(s) to the 11 chosen positions")
+
+
+HICCUP_BOT = '''
+import os, sys, time
+from belote_arena_sdk import Bot, serve
+
+MARK = sys.argv[1]
+
+
+class Hiccup(Bot):
+    """Sleeps past the deadline on the first decision it is ever asked (across processes)."""
+
+    def decide(self, request):
+        if not os.path.exists(MARK):
+            open(MARK, "w").close()
+            time.sleep(3)
+        return self.rng.choice(request.legal_actions)
+
+
+raise SystemExit(serve(Hiccup(), sys.argv[2:]))
+'''
+
+
+def test_a_position_timed_out_once_is_asked_again_and_twice_is_wrong(tmp_path):
+    """A loaded machine made the sample bot miss one position's deadline (load 15) and fail the
+    check: a timeout is asked once more, of a new process, and only a second one is wrong.  A
+    bot that times out once answers every position; one that always sleeps fails at each."""
+    from arena.play.coverage import ask_positions
+    from referee.manifest import load_manifest
+    from referee.sandbox import Limits
+    from tests.referee.attackkit import out_folder
+
+    out = out_folder(tmp_path)  # each bot process runs as a uid of its own
+    folder = tmp_path / "hiccup"
+    folder.mkdir()
+    (folder / "bot.py").write_text(HICCUP_BOT)
+    (folder / "bot.toml").write_text(
+        'name = "hiccup"\nversion = "1.0.0"\nauthor = "tests"\n'
+        f'command = ["python", "bot.py", "{out}/slept"]\nprotocol = "1.0"\nrulesets = ["classic"]\n')
+    rs = RULESETS["classic"]
+    positions = find_positions(rs, 0, random.Random(1))[:3]
+    answers = ask_positions(load_manifest(folder), rs, positions, limits=Limits(writable=(str(out),)),
+                            decision_ms=1000)
+    assert (out / "slept").exists()  # it did miss a deadline once
+    assert [(a.situation, a.kind) for a in answers] == [(p.situation, None) for p in positions]
+
+    sleepy = bot_folder(tmp_path, "sleepy", "--sleep", "3", "--every")
+    answers = ask_positions(load_manifest(sleepy), rs, positions[:2], limits=Limits(), decision_ms=1000)
+    assert [a.kind for a in answers] == ["timeout", "timeout"]

@@ -134,6 +134,22 @@ def test_a_killed_worker_process_stops_the_run_with_an_error_and_a_rerun_complet
     assert _rows(db) == _rows(tmp_path / "ref" / "a.duckdb")
 
 
+def test_a_bot_is_checked_at_the_deadline_of_the_tournament_it_enters(tmp_path):
+    """The new-user trial: the conformance check answered within 1,000 ms whatever the
+    tournament's --decision-ms, so a bot too slow for a 200 ms tournament passed and then
+    forfeited every match.  A bot thinking 0.4 s a decision is refused at 200 ms."""
+    from tests.referee.botkit import bot_folder
+
+    slow = bot_folder(tmp_path, "sleepy", "--sleep", "0.4", "--every")
+    db = tmp_path / "a.duckdb"
+    r = cli("tournament", "run", "fast", "--bots", slow, "--bots", SAMPLES / "random", "--boards", 2,
+            "--decision-ms", 200, "--db", db)
+    assert r.exit_code == 1, output(r)
+    assert "each answer within 200 ms" in output(r)
+    assert "failed the conformance check" in output(r) and "timeout" in output(r)
+    assert not db.exists()  # refused: nothing kept
+
+
 def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
     """The new-user trial: a resumed run used the default --decision-ms and --max-faults
     (and sandbox limits) instead of the tournament's.  They are stored when it is created,
@@ -145,6 +161,7 @@ def test_a_resumed_tournament_plays_with_its_own_deadline_and_limits(tmp_path):
             "--seed", 3, "--decision-ms", 700, "--max-faults", 5, "--memory-mib", 900, "--db", db)
     assert r.exit_code == 0, output(r)
     assert "decisions within 700 ms; 5 faults forfeit the rest of a match" in output(r)
+    assert "up to 10 may be recorded" in output(r)
     with Store.open(db, read_only=True) as store:
         assert store.play_settings("s") == {"decision_ms": 700, "max_faults": 5, "cpu_s": 0, "memory_mib": 900,
                                                "time_bank_ms": 0, "time_increment_ms": 0}

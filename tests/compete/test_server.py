@@ -293,7 +293,7 @@ def test_a_killed_server_resumes_its_pending_uploads(tmp_path, remote_env):
         until(lambda: status_of(server.url, token, v["id"])["status"] == "validating", 90, "validation to start",
               every=0.05)
         server.kill()
-        assert not wait_no_procs(db.parent / "bots", 15), "bot processes outlived the killed server"
+        assert not wait_no_procs(db.parent / "bots"), "bot processes outlived the killed server"
     finally:
         server.kill()
     server = Server(db, NAME)

@@ -473,7 +473,10 @@ def test_memory_across_children_is_bounded(tmp_path):
     bad = attack_entrant(tmp_path, "attack_resources", "--out", out, "--mode", "memory", "--mib", mib,
                          "--limit-mib", limit_mib)
     good = entrant(tmp_path, "random")
-    results = play(tmp_path, bad, good, 1, ruleset="two-player", decision_ms=DECISION_MS,
+    # the attack runs inside the bot's first decision; a deadline it cannot miss even on a loaded
+    # machine (at 1,000 ms and load 15 every attempt was a timeout, its process killed before the
+    # children reported)
+    results = play(tmp_path, bad, good, 1, ruleset="two-player", decision_ms=30_000,
                    limits=Limits(writable=(str(out),), memory_mib=limit_mib, nproc=nproc))
     reports = read_reports(out)
     print_results(reports)
