@@ -17,17 +17,34 @@ clearing itself and of the forced moves' timing), so they run as the arena does.
 whole session at import instead, the forced moves' timing control decoded less: 0.63-0.70
 against 0.74 needed, 3 runs of 3, and passed with the variable set only around other tests.)
 ``ARENA_CLEAR_CACHES=1 make test`` runs every test with it.
+
+Passed conformance checks are kept for the session in a folder of its own
+(``ARENA_CHECK_CACHE``, arena/play/submit.py), not the user's cache: a sample bot submitted to
+a new database by each of a hundred tests is checked once (~10 s each), and no test meets a pass
+kept by an earlier run or by the user's own arena.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
 for _name in ("COLUMNS", "LINES"):
     if _name not in os.environ:
         os.unsetenv(_name)
+
+_OWN_CHECK_CACHE = None
+if "ARENA_CHECK_CACHE" not in os.environ:  # the xdist workers inherit it: one folder for the whole run
+    os.environ["ARENA_CHECK_CACHE"] = _OWN_CHECK_CACHE = tempfile.mkdtemp(prefix="arena-checks-")
+
+
+def pytest_unconfigure(config):
+    if _OWN_CHECK_CACHE is not None:
+        shutil.rmtree(_OWN_CHECK_CACHE, ignore_errors=True)
+
 
 @pytest.fixture(autouse=True)
 def _cache_clearing(request, monkeypatch):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import os
 import shlex
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -17,6 +22,62 @@ from ..store import Bot, Store
 
 class SubmitError(ValueError):
     """A submission refused; the message says why and what to do."""
+
+
+#: The code a check's verdict depends on: the referee, the check and the SDK the bots import.
+_CHECKER = ("referee", "arena/play", "sdk/belote_arena_sdk")
+
+
+def check_cache_dir() -> Path | None:
+    """Where passed conformance checks are kept on this machine: ``ARENA_CHECK_CACHE`` (a
+    folder; empty or ``off``: none kept, every submission checked), by default
+    ``$XDG_CACHE_HOME/belote-arena/checks`` (``~/.cache/belote-arena/checks``)."""
+    given = os.environ.get("ARENA_CHECK_CACHE")
+    if given is not None:
+        return None if given in ("", "off") else Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "belote-arena" / "checks"
+
+
+@functools.cache
+def _checker_digest() -> str:
+    """SHA-256 of the checker's own sources (:data:`_CHECKER`): a pass is reused by this code only."""
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for f in sorted(f for part in _CHECKER for f in (root / part).rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _check_key(played: str, ruleset, decision_ms: int, limits: Limits | None) -> str:
+    """What decides a check: the bot's content hash, the ruleset with its options (None: every
+    one the manifest names), the deadline (ms), the sandbox limits and the checker's code."""
+    what = [played, None if ruleset is None else [ruleset.name, sorted(ruleset.options().items())], decision_ms,
+            repr(limits or Limits()), _checker_digest()]
+    return hashlib.sha256(json.dumps(what, default=str).encode()).hexdigest()
+
+
+def _passed_before(key: str) -> dict | None:
+    """The record of a check passed on this machine with ``key``, or None."""
+    folder = check_cache_dir()
+    try:
+        return json.loads((folder / f"{key}.json").read_text()) if folder is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_pass(key: str, record: dict) -> None:
+    """Keep a passed check (best effort: a cache that cannot be written is no error)."""
+    folder = check_cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        part = folder / f"{key}.{os.getpid()}.part"
+        part.write_text(json.dumps(record))
+        part.replace(folder / f"{key}.json")
+    except OSError:
+        pass
 
 
 def check_store_outside(folder: Path, store_root: Path, manifest: Manifest | None = None) -> None:
@@ -106,21 +167,16 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
                 played = content_hash(dest)  # what the referee checks before every start
                 if console is not None:
                     console.print(f"installed: {', '.join(installed(dest)) or 'nothing'}", highlight=False)
-            if console is not None:
-                console.print(f"checking {manifest.key} (once per version: every kind of decision on chosen "
-                              f"positions, then a short match against random, each answer within {decision_ms} ms; "
-                              "10-30 s) ...", highlight=False)
-            store.release()  # the check takes seconds: let reports read the database meanwhile
-            try:
-                report = check_bot(dest, ruleset=ruleset, limits=limits,  # the frozen copy: what will play
-                                   decision_ms=decision_ms)
-            except Exception as e:  # a crash of the check is a refusal too, never a copy left behind
-                raise SubmitError(f"the conformance check of {manifest.key} could not run: "
-                                  f"{type(e).__name__}: {e}") from e
-            if not report.ok:
-                reasons = "\n".join(report.problems + report.faults[:3])
-                raise SubmitError(f"{manifest.key} failed the conformance check (run `arena bots check "
-                                  f"{shlex.quote(str(folder))}` for the full report):\n{reasons}")
+            key = _check_key(played, ruleset, decision_ms, limits)
+            before = _passed_before(key)
+            if before is not None:
+                if console is not None:
+                    console.print(f"{manifest.key} passed the conformance check on this machine on {before['when']} "
+                                  f"(the same content, deadline of {decision_ms} ms, limits and arena code): not "
+                                  "checked again (ARENA_CHECK_CACHE=off checks every time)", highlight=False)
+            else:
+                _check(manifest, folder, dest, ruleset, limits, decision_ms, store, console)
+                _keep_pass(key, {"bot": manifest.key, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})
             stored = dest.resolve()
             if store.path is not None and stored.is_relative_to(store.path.parent.resolve()):
                 stored = stored.relative_to(store.path.parent.resolve())  # moves with the database's folder
@@ -132,3 +188,26 @@ def submit(store: Store, folder: str | Path, *, store_root: Path, tournament: st
     if tournament is not None:
         store.add_entrants(tournament, [(manifest.name, manifest.version)])
     return store.get_bot(manifest.name, manifest.version), fresh
+
+
+def _check(manifest: Manifest, folder: Path, dest: Path, ruleset, limits: Limits | None, decision_ms: int,
+           store: Store, console: Console | None) -> None:
+    """Run the conformance check on the frozen copy ``dest`` (what will play).
+
+    Raises:
+        SubmitError: the check failed or could not run (its first problems in the message).
+    """
+    if console is not None:
+        console.print(f"checking {manifest.key} (once per version: every kind of decision on chosen "
+                      f"positions, then a short match against random, each answer within {decision_ms} ms; "
+                      "10-30 s) ...", highlight=False)
+    store.release()  # the check takes seconds: let reports read the database meanwhile
+    try:
+        report = check_bot(dest, ruleset=ruleset, limits=limits, decision_ms=decision_ms)
+    except Exception as e:  # a crash of the check is a refusal too, never a copy left behind
+        raise SubmitError(f"the conformance check of {manifest.key} could not run: "
+                          f"{type(e).__name__}: {e}") from e
+    if not report.ok:
+        reasons = "\n".join(report.problems + report.faults[:3])
+        raise SubmitError(f"{manifest.key} failed the conformance check (run `arena bots check "
+                          f"{shlex.quote(str(folder))}` for the full report):\n{reasons}")

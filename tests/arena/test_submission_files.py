@@ -295,9 +295,37 @@ def test_a_crashed_check_leaves_nothing_behind(tmp_path, monkeypatch):
         raise RuntimeError("the check fell over")
 
     monkeypatch.setattr(arena.play.submit, "check_bot", crash)
+    monkeypatch.setenv("ARENA_CHECK_CACHE", "off")  # a pass kept by an earlier test would skip the check
     r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "a.duckdb", "--no-isolate")
     refused(r, "the conformance check of random@1.0.0 could not run: RuntimeError: the check fell over")
     store_is_empty(tmp_path)
+
+
+def test_a_check_passed_on_this_machine_is_not_run_again(tmp_path, monkeypatch):
+    """A bot entered into a second database with the same content, deadline and limits is not
+    checked again (the check's ~10 s); another deadline is checked afresh, and so is everything
+    with ARENA_CHECK_CACHE=off."""
+    import arena.play.submit
+
+    monkeypatch.setenv("ARENA_CHECK_CACHE", str(tmp_path / "checks"))
+    r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "a" / "a.duckdb")
+    assert r.exit_code == 0 and "checking random@1.0.0" in output(r), output(r)
+    assert len(list((tmp_path / "checks").glob("*.json"))) == 1
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the check ran")
+
+    monkeypatch.setattr(arena.play.submit, "check_bot", crash)
+    r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "b" / "b.duckdb")
+    assert r.exit_code == 0, output(r)
+    assert "random@1.0.0 passed the conformance check on this machine on" in output(r)
+    assert "checking" not in output(r)
+    r = cli("tournament", "run", "t", "--bots", SAMPLES / "random", "--bots", SAMPLES / "greedy",
+            "--decision-ms", 900, "--db", tmp_path / "c" / "c.duckdb")
+    refused(r, "the conformance check of random@1.0.0 could not run: RuntimeError: the check ran")
+    monkeypatch.setenv("ARENA_CHECK_CACHE", "off")
+    r = cli("bots", "submit", SAMPLES / "random", "--db", tmp_path / "d" / "d.duckdb")
+    refused(r, "the conformance check of random@1.0.0 could not run: RuntimeError: the check ran")
 
 
 def test_a_failed_check_leaves_no_empty_folders(tmp_path):
