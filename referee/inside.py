@@ -267,7 +267,9 @@ class Supervisor:
         """Take in what the referee wrote on the lock descriptor (without waiting)."""
         if self.lock_fd < 0:
             return
-        while select.select([self.lock_fd], [], [], 0)[0]:
+        poller = select.poll()  # not select: the descriptor's number may be past 1,023 (red team 42)
+        poller.register(self.lock_fd, select.POLLIN | select.POLLHUP)
+        while poller.poll(0):
             data = os.read(self.lock_fd, 512)
             if not data:  # the referee is gone: tighten
                 self.locked = True

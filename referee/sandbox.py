@@ -1272,9 +1272,13 @@ def options_fd(command: list[str]) -> tuple[list[str], int]:
 
 
 def read_child_pid(fd: int, deadline: float) -> int | None:
-    """The sandbox's ``child-pid`` from bwrap's ``--info-fd`` JSON (read until it parses, EOF or ``deadline``)."""
+    """The sandbox's ``child-pid`` from bwrap's ``--info-fd`` JSON (read until it parses, EOF or
+    ``deadline``).  ``poll``, not ``select``: in the competition server the descriptor's number
+    may be past 1,023 (its connections share the table), where ``select`` raises (red team 42)."""
     raw = b""
-    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    while (left := deadline - time.monotonic()) > 0 and poller.poll(left * 1000):
         chunk = os.read(fd, 65536)
         if not chunk:
             break

@@ -331,3 +331,30 @@ def test_the_caches_clearing_is_on_unless_the_environment_turns_it_off(monkeypat
     assert "CPU caches NOT cleared (ARENA_CLEAR_CACHES=0)" in sandbox.report(Limits())
     monkeypatch.setenv("ARENA_CLEAR_CACHES", "1")
     assert "CPU caches cleared before each turn" in sandbox.report(Limits())
+
+
+def test_a_bot_starts_when_the_referees_descriptors_are_past_1023(tmp_path):
+    """Red team 42: ~1,100 idle connections to the competition server (the referee shares its
+    process) pushed new descriptors past 1,023, where ``select`` raises: every bot start failed
+    and the ladder's blocks were voided.  With 1,100 descriptors open the bot starts and answers."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1200
+    if soft < want:
+        if hard != resource.RLIM_INFINITY and hard < want:
+            pytest.fail(f"this test needs {want} descriptors; the hard limit is {hard} (ulimit -Hn)")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        assert max(held) > 1023
+        client = BotClient(load_manifest(bot_folder(tmp_path, "random")), startup_s=30, limits=Limits())
+        try:
+            client.start()
+            assert client.info().name == "random"
+        finally:
+            client.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
