@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from pathlib import Path
 
 import httpx
 
+from ..web import is_loopback
 from .archive import pack
 
 __all__ = ["Remote", "RemoteError", "config_path", "login", "resolve"]
@@ -64,6 +66,9 @@ def _normal(url: str) -> str:
     url = url.strip().rstrip("/")
     if not url.startswith(("http://", "https://")):
         raise RemoteError(f"{url!r} is not a server URL: give it as https://HOST:PORT (http:// on this machine only)")
+    if url.startswith("http://") and not is_loopback(urllib.parse.urlsplit(url).hostname or ""):
+        raise RemoteError(f"{url!r}: plain http:// would send your token in clear over the network: give the "
+                          "server as https://HOST:PORT (http:// is for a server on this machine only)")
     return url
 
 

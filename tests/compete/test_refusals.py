@@ -97,3 +97,15 @@ def test_participant_add_on_a_database_without_a_competition_says_to_create_one(
             policy.create(s, name, "classic")
     r = cli("compete", "participant", "add", "carl", "--db", db, "--json")
     assert r.exit_code == 1 and json.loads(r.stdout)["error"] == f"pass --competition NAME: {db} holds cup, shield"
+
+
+def test_plain_http_to_another_machine_is_refused_before_any_connection(remote_env):
+    """Red team 42: the client said "http:// on this machine only" but sent the token in clear to
+    any host.  A plain-http server that is not this machine is refused, naming https; loopback
+    is accepted (the refusal comes before any connection: no address but 127.0.0.1 is reached)."""
+    for server in ("http://arena.example.org:8443", "http://10.0.0.1:8443"):
+        r = cli("remote", "status", "--server", server)
+        assert r.exit_code == 1, output(r)
+        assert "send your token in clear" in output(r) and "https://HOST:PORT" in output(r), output(r)
+    r = cli("remote", "status", "--server", "http://127.0.0.1:9")  # nothing listens there: refused by the OS
+    assert "send your token in clear" not in output(r), output(r)
