@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-parallel setup proto proto-check bench clean dd-cache
+.PHONY: run test test-serial setup proto proto-check bench clean dd-cache
 
 # PYTHONWARNINGS=ignore: setuptools warns on every editable install that it is one (noise on `make run`)
 $(STAMP): pyproject.toml
@@ -28,18 +28,19 @@ run: $(STAMP)
 	$(BIN)/arena ratings --tournament demo
 	$(BIN)/arena ratings --tournament demo --head-to-head
 
-## make test: set up, then run the whole test suite
-test: $(STAMP)
-	$(BIN)/python -m pytest -q
-
-## make test-parallel: the suite in $(TEST_WORKERS) worker processes (pytest-xdist), every test not marked
-## `alone`, then the tests marked `alone` on their own (they read machine-wide counters or time themselves
-## against a control); fails if either part fails. Not yet reliable on a loaded 2-core machine (bench/RESULTS.md)
+## make test: set up, then run the whole test suite: every test not marked `alone` in $(TEST_WORKERS) worker
+## processes (pytest-xdist; most tests wait on bots and servers, so 3 keep 2 cores busy), then the tests marked
+## `alone` on their own (they read machine-wide counters or time themselves against a control); fails if either
+## part fails. `make test-serial` runs the suite in one process (slower: ~70 min here against ~25)
 TEST_WORKERS ?= 3
-test-parallel: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m "not alone" --durations=30; parallel=$$?; \
-	$(BIN)/python -m pytest -q -m alone --durations=30; alone=$$?; \
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal -m "not alone"; parallel=$$?; \
+	$(BIN)/python -m pytest -q -m alone; alone=$$?; \
 	test $$parallel -eq 0 && test $$alone -eq 0
+
+## make test-serial: the whole suite in one process
+test-serial: $(STAMP)
+	$(BIN)/python -m pytest -q
 
 ## make proto: regenerate the Python code of protos/ (committed; a test checks it is fresh)
 proto: $(STAMP)
