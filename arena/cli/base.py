@@ -384,6 +384,22 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
+def refuse_if_running(db: Path) -> None:
+    """Refuse a command that would play in ``db`` while another arena plays a tournament there,
+    before anything is checked or written (a refused `arena sprt` had stored its test first).
+
+    Raises:
+        typer.Exit: code 1, with the holder's pid and tournament and what to do.
+    """
+    from ..store import RunLock
+
+    holder = RunLock(db).holder()
+    if holder is not None:
+        raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                   f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
+                   "wait for it to finish (reports work meanwhile) or pass another --db path")
+
+
 def discard_if_empty(db: Path) -> None:
     """Remove the database ``db`` (and its lock file) when it holds no tournament and no bot:
     what a command refused before writing anything left, so that a refusal leaves no file

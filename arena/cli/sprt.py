@@ -22,6 +22,7 @@ from ..play.schedule import new_seed
 from .tournament import PLAIN_EVERY_S, _logs_folder
 from .base import (
     discard_if_empty,
+    refuse_if_running,
     DEFAULT_DB,
     app,
     console,
@@ -101,6 +102,7 @@ def sprt(
         settings.check()
     except ValueError as e:
         raise fail(str(e), code=2) from None
+    refuse_if_running(db)
     log_dir = _logs_folder(logs)
     fresh = not db.exists()
     store = open_store(db)

@@ -25,6 +25,7 @@ from ..report.render import plural, print_trimmed, show_table
 from ..play.schedule import new_seed
 from .base import (
     discard_if_empty,
+    refuse_if_running,
     DEFAULT_DB,
     tournament_app,
     console,
@@ -137,7 +138,7 @@ def tournament_run(
     """
     isolate = not no_isolate
     from ..play import tournament as tour
-    from ..store import RunLock, StoreError
+    from ..store import StoreError
     from ..play.submit import SubmitError, submit
 
     from referee.manifest import load_manifest
@@ -145,11 +146,7 @@ def tournament_run(
     chosen = _parse_options(option)
     if not name or "/" in name or any(not c.isprintable() for c in name):
         raise fail(f"tournament name {name!r} must be non-empty, without '/' or control characters", code=2)
-    holder = RunLock(db).holder()
-    if holder is not None:  # refused before anything is checked or written
-        raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
-                   f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
-                   "wait for it to finish (reports work meanwhile) or pass another --db path")
+    refuse_if_running(db)
     log_dir = _logs_folder(logs)
     if records is not None:  # refused before anything is written
         with _records_file(records):

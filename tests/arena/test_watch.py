@@ -63,6 +63,9 @@ def test_reports_read_while_a_tournament_writes_then_status_is_true(tmp_path):
                     if r.exit_code == 1:
                         assert f"is running tournament '{NAME}'" in r.stderr, output(r)
                         refused.append(r.stderr)
+                        # so is a test, before it is stored (the new-user trial: it was left "interrupted")
+                        r = cli("sprt", "random", "greedy", "--name", "during", "--max-boards", 20, "--db", db)
+                        assert r.exit_code == 1 and f"is running tournament '{NAME}'" in r.stderr, output(r)
                     else:
                         assert f"0 board pairs played now, {TOTAL} already stored" in r.stdout, output(r)
             time.sleep(0.1)
@@ -75,6 +78,8 @@ def test_reports_read_while_a_tournament_writes_then_status_is_true(tmp_path):
     assert noted, "ratings never said the standings were of a running tournament"
     assert refused, "a second arena was never refused while the first ran"
     assert listing(db)["status"] == "complete" and listing(db)["board_pairs"] == TOTAL
+    r = cli("tournament", "list", "--json", "--db", db)
+    assert "during" not in {t["name"] for t in json.loads(r.stdout)}, r.stdout
     r = cli("ratings", "--tournament", NAME, "--db", db)
     assert r.exit_code == 0 and "standings so far" not in r.stderr, output(r)
 
