@@ -111,7 +111,8 @@ class _Servicer(bot_pb2_grpc.BotServiceServicer):
         try:
             with self._lock:
                 return fn()
-        except Exception as exc:  # noqa: BLE001 - any bot error becomes a status, the server lives on
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any bot error becomes a status, the server lives on
+            # (SystemExit too: raised in a gRPC handler thread it ended the thread, and the call hung to a timeout)
             traceback.print_exc(file=sys.stderr)
             message = f"{what} raised {type(exc).__name__}: {exc}"[:1000]
         context.abort(grpc.StatusCode.INTERNAL, message)

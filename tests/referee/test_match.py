@@ -128,6 +128,7 @@ FAULTS = [  # the bot, its arguments (it misbehaves from its nth asked decision 
     pytest.param("illegal", ("--nth", "1", "--how", "held"), FaultKind.ILLEGAL, id="illegal-held"),
     pytest.param("wrongkind", ("--nth", "2"), FaultKind.WRONG_KIND, id="wrongkind"),
     pytest.param("raiser", ("--nth", "2"), FaultKind.BOT_ERROR, id="raiser-bot-error"),
+    pytest.param("raiser", ("--nth", "2", "--exit"), FaultKind.BOT_ERROR, id="raiser-sys-exit"),
     pytest.param("empty", ("--nth", "2"), FaultKind.MALFORMED, id="empty-malformed"),
     pytest.param("empty", ("--nth", "2", "--how", "badcard"), FaultKind.MALFORMED, id="badcard-malformed"),
 ]
@@ -152,8 +153,8 @@ def test_a_fault_forfeits_its_board_and_the_match_goes_on(tmp_path, monkeypatch,
     faulty = [d for r in results for d in decisions_of(r, bad.key) if d.fault]
     assert len(faulty) == len(faults) and all(d.fault == kind for d in faulty)
     if kind == FaultKind.BOT_ERROR:  # the bot's own message, once (the kind's words say it was an error)
-        assert all(f.detail.endswith("deliberate failure in decide()") and "answered with an error" not in f.detail
-                   for f in faults), faults
+        said = "decide() raised SystemExit: 3" if "--exit" in args else "deliberate failure in decide()"
+        assert all(f.detail.endswith(said) and "answered with an error" not in f.detail for f in faults), faults
     if kind == FaultKind.TIMEOUT:  # the detail names the deadline the bot missed (issue 20 item 7)
         assert all(f.detail == f"no answer within {DECISION_MS:,} ms (--decision-ms {DECISION_MS} + time bank 0 ms)"
                    for f in faults), faults
