@@ -24,7 +24,7 @@ setup: $(STAMP)
 ## make run: set up, then play the main job (a duplicate round robin of the sample bots) and print ratings
 run: $(STAMP)
 	$(BIN)/arena tournament run demo --bots sample_bots/random --bots sample_bots/greedy \
-	    --bots sample_bots/heuristic --boards 100 --seed 1 --workers 4
+	    --bots sample_bots/heuristic --boards 100 --seed 1
 	$(BIN)/arena ratings --tournament demo
 	$(BIN)/arena ratings --tournament demo --head-to-head
 

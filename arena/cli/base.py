@@ -286,8 +286,8 @@ DealsOption = Annotated[Path | None, typer.Option(
     "--deals", dir_okay=False, metavar="FILE", help="play the boards of this file instead of boards dealt from the "
     "seed (a deal suite, like an opening book): deal records as `arena replay` reads them (JSON, JSON lines, "
     "hand-checked cases) or compact lines `DEALER CARD×32` (the deck in dealing order); every pair plays each "
-    "board at both tables; more boards than the file holds are refused. New only: a resume plays the stored "
-    "boards (README: a deal suite)", show_default=False)]
+    "board at both tables; more boards than the file holds are refused. A tournament or test keeps them: its "
+    "resume plays the stored boards (README: a deal suite)", show_default=False)]
 
 
 def deal_suite(store, name: str, existing, path: Path | None, ruleset, boards: int | None, boards_flag: str,

@@ -366,8 +366,8 @@ def close(
 ) -> None:
     """Close a competition and play its final.
 
-    Uploads are locked and the ladder ends (its seed revealed); each participant's latest
-    active version enters a duplicate round robin under a new secret seed, whose commitment
+    Uploads are locked and the ladder ends (its seed revealed); each participant's version chosen
+    with `arena remote final` (by default its latest active one) enters a duplicate round robin under a new secret seed, whose commitment
     is printed first. Without --server the final is played here with --workers and its seed
     revealed at the end; with --server (an admin token) the running server plays it.
     """

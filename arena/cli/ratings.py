@@ -12,7 +12,7 @@ from rich.table import Table
 
 from referee.rules import get_ruleset
 
-from ..report.render import show_table, table_fits
+from ..report.render import plural, show_table, table_fits
 from ..report.tables import whole
 from .base import (
     DEFAULT_DB,
@@ -49,6 +49,12 @@ def _ci(low: float, high: float) -> str:
     if math.isinf(low):
         return f"≤ {whole(high)}"
     return f"{whole(low)}–{whole(high)}"
+
+
+def _signed(x: float) -> str:
+    """A whole signed number, ``+12``, ``-3``, ``0`` (never ``-0``, which a small negative rounds to)."""
+    n = round(x)
+    return f"{n:+d}" if n else "0"
 
 
 def _dci(low: float, high: float) -> str:
@@ -176,7 +182,7 @@ def ratings(
                   style="dim", highlight=False)
     if dd:
         console.print("points lost to double dummy per board (" + reports.DD_MEANING + "; boards analysed by "
-                      "`arena analyze`): " + ", ".join(f"{escape(k)} {v:.1f} ({n} boards)" for k, (v, n) in
+                      "`arena analyze`): " + ", ".join(f"{escape(k)} {v:.1f} ({plural(n, 'board')})" for k, (v, n) in
                                                       sorted(dd.items(), key=lambda kv: kv[1][0])),
                       style="dim", highlight=False)
     if groups > 1:
@@ -249,7 +255,7 @@ def _ratings_rich_table(table, out: list[dict], scope: str, compact: bool, skip:
             "-" if o["butler"] is None else f"{o['butler']:+.1f}",
             "-" if o["matchpoints"] is None else f"{100 * o['matchpoints']:.1f}",
             "-" if los is None else f"{los:.1%}",
-            "-" if d is None else (f"{d[0]:+.0f}" if compact else f"{d[0]:+.0f} ({_dci(d[1], d[2])})") + star,
+            "-" if d is None else (_signed(d[0]) if compact else f"{_signed(d[0])} ({_dci(d[1], d[2])})") + star,
         ]
         t.add_row(str(o["rank"]), *([str(o["group"])] if groups > 1 else []),
                   escape(f"{o['name']}@{o['version']}"), *(c for h, c in zip(heads, cells) if h not in skip))
@@ -291,9 +297,9 @@ def _print_head_to_head(table, fit_table, scope: str, as_json: bool) -> None:
             if h.ci_note:
                 k += 1
                 mark = f" [{k}]"
-            cells = (str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", f"{h.mean_margin:+.0f}",
+            cells = (str(h.boards), f"{h.wins}-{h.draws}-{h.losses}", _signed(h.mean_margin),
                      (f"{h.ci_low:+.0f}…{h.ci_high:+.0f}" if not math.isnan(h.ci_low) else "-") + escape(mark),
-                     "-" if math.isnan(diff) else f"{diff:+.0f}",
+                     "-" if math.isnan(diff) else _signed(diff),
                      _dci(low, high),
                      "-" if math.isnan(los) else f"{los:.1%}")
             t.add_row(escape(h.a), escape(h.b), *(c for col, c in zip(heads, cells) if col not in skip))

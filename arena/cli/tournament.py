@@ -502,8 +502,8 @@ def tournament_show(
     grid.add_row("tournament", t.name)
     grid.add_row("ruleset", t.ruleset)
     opts = _options_text(t.variant_options)
-    grid.add_row("options", (f"{opts} (RULES.md §6.4); " if opts else "") + f"target {t.options.get('target')} "
-                 f"(every resolved rule: `arena tournament show {t.name} --json`)")
+    grid.add_row("options", (f"{opts} (RULES.md §6.4) " if opts else "none ")  # no target: played board by board
+                 + f"(every resolved rule: `arena tournament show {t.name} --json`)")
     grid.add_row("boards", f"{t.boards_per_pair} per pair" + (
         f", the first of the deal suite {suite.file_name} ({suite.file_boards} boards, SHA-256 {suite.sha256})"
         if suite is not None else ""))

@@ -126,8 +126,10 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
         if results:
             print_match(console, a.key, b.key, results, ruleset)
         if interrupted:
-            console.print(f"interrupted: {len(results)} of {boards} boards played (shown above); "
-                          f"{boards - len(results)} dropped", highlight=False)
+            console.print(f"interrupted: {len(results)} of {boards} boards played"
+                          + (" (shown above)" if results else "") + f"; {boards - len(results)} dropped "
+                          "(a block of up to 100 boards is played at one table, then the other: a board "
+                          "counts once both tables have played it)", highlight=False)
     finally:
         if in_main:
             signal.signal(signal.SIGINT, previous)

@@ -249,3 +249,11 @@ def test_ratings_with_options_no_tournament_has_name_the_sets_that_exist(tmp_pat
     assert "--option contree=on" in " ".join(r.stderr.split())
     ok = runner.invoke(app, ["ratings", "--ruleset", "classic", "--option", "contree=on", "--json", "--db", str(db)])
     assert ok.exit_code == 0 and [o["boards"] for o in json.loads(ok.stdout)] == [2, 2]
+
+
+@pytest.mark.parametrize(("x", "shown"), [(-0.3, "0"), (0.0, "0"), (0.6, "+1"), (-1.2, "-1"), (31.5, "+32")])
+def test_a_whole_signed_number_is_never_minus_zero(x, shown):
+    """New-user trial 3: the head-to-head grid showed ``-0`` for a mean margin of -0.3."""
+    from arena.cli.ratings import _signed
+
+    assert _signed(x) == shown
