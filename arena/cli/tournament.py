@@ -23,6 +23,7 @@ from referee.rules import get_ruleset
 from ..report.faults import fault_words
 from ..report.render import plural, print_trimmed, show_table
 from ..play.schedule import new_seed
+from ..store.model import Status
 from .base import (
     discard_if_empty,
     refuse_if_running,
@@ -512,7 +513,8 @@ def tournament_show(
                  else "none")
     if t.gauntlet:
         grid.add_row("gauntlet", f"{t.gauntlet} plays each other entrant; they do not play each other")
-    grid.add_row("board pairs", f"{t.board_pairs} of {info['board_pairs_total']} stored")
+    grid.add_row("board pairs", f"{t.board_pairs} stored (a competition's ladder: they grow until it is closed)"
+                 if t.status == Status.LADDER.value else f"{t.board_pairs} of {info['board_pairs_total']} stored")
     grid.add_row("status", t.status)
     grid.add_row("created", info["created_at"] + " UTC")
     grid.add_row("commitment", f"{t.commitment} (SHA-256 of the seed's decimal digits)")

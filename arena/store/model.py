@@ -41,6 +41,9 @@ class Status(str, Enum):
     DECIDED = "decided"
     #: shown, never stored: an `arena sprt` test that played its --max-boards without a decision
     UNDECIDED = "undecided"
+    #: shown, never stored: the ladder of a competition still open (it has no total: its board
+    #: pairs grow until `arena compete close`, which makes it complete and reveals its seed)
+    LADDER = "ladder"
 
 
 def _shown_status(stored: str, pairs: int, total: int, running: bool) -> str:

@@ -83,6 +83,8 @@ class TournamentReads:
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
             shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
+        if status != Status.COMPLETE.value and self._is_open_ladder(n):  # no total: "72 of 4 stored, complete"
+            shown = Status.LADDER.value
         if shown in (Status.INTERRUPTED.value, Status.COMPLETE.value):  # an `arena sprt` test says how it ended
             ended = self._sprt_ended(name)
             if ended == "inconclusive":
@@ -219,6 +221,13 @@ class TournamentReads:
         cores), or None: never given (or no settings stored)."""
         rows = self._query("SELECT workers FROM tournament_settings WHERE tournament = ?", [tournament])
         return rows[0][0] if rows else None
+
+    def _is_open_ladder(self, tournament: str) -> bool:
+        """Whether ``tournament`` is the ladder of a competition (``NAME:ladder``; not yet closed
+        when its stored status is not complete)."""
+        name, ladder, rest = tournament.rpartition(":ladder")
+        return bool(ladder) and not rest and self._has_table("competitions") and bool(
+            self.con.execute("SELECT 1 FROM competitions WHERE name = ?", [name]).fetchall())
 
     def _has_table(self, name: str) -> bool:
         """Whether the database holds table ``name`` (an old file opened read-only may lack a new one)."""

@@ -135,3 +135,24 @@ def test_the_export_leaves_out_the_practice_seed_and_token_hashes(tmp_path):
     assert participants[0]["name"] == "ann" and participants[0]["token_hash"] is None
     text = "".join(p.read_text() for p in (tmp_path / "out").iterdir())
     assert str(seed) not in text and policy.token_hash(token) not in text and token not in text
+
+
+def test_an_open_ladder_is_shown_as_a_ladder_without_a_total(tmp_path):
+    """New-user trial 3: `tournament show cup:ladder` said "board pairs 72 of 4 stored" and
+    "complete" while the ladder ran.  An open competition's ladder is shown `ladder`, its board
+    pairs without a total; once closed (stored complete: arena compete close) it is complete."""
+    from arena.store.compete import ladder_tournament
+    from arena.store.model import Status
+
+    db = tmp_path / "arena.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic")
+        s.create_tournament("other:ladder", "classic", {}, 1, 4)  # a plain tournament with a ladder-like name
+    listed = {t["name"]: t["status"] for t in json.loads(cli("tournament", "list", "--json", "--db", db).stdout)}
+    assert listed["cup:ladder"] == "ladder" and listed["other:ladder"] != "ladder", listed
+    r = cli("tournament", "show", "cup:ladder", "--db", db)
+    assert r.exit_code == 0 and "0 stored (a competition's ladder" in output(r) and " of " not in output(r).split(
+        "board pairs", 1)[1].splitlines()[0], output(r)
+    with Store.open(db) as s:
+        s.set_tournament_status(ladder_tournament("cup"), Status.COMPLETE)
+        assert s.get_tournament("cup:ladder").status != "ladder"  # closed: shown as any tournament
