@@ -82,6 +82,17 @@ def whole(x: float) -> str:
 DD_MEANING = "perfect-information play (every hand in view): a yardstick, not a verdict"
 
 
+def shared_ranks(table: RatingTable) -> list[int]:
+    """The rank of each entrant of ``table.order`` (from 1), ties shared as in sport ("1, 1, 3"):
+    entrants whose Elo is the same to 0.1 (as shown) share the rank of the first of them (the
+    new-user trial: two entrants at 1500 after a 2-0-2 final were ranked 1st and 2nd)."""
+    ranks: list[int] = []
+    for k, i in enumerate(table.order):
+        same = k > 0 and round(table.fit.ratings[i].elo, 1) == round(table.fit.ratings[table.order[k - 1]].elo, 1)
+        ranks.append(ranks[-1] if same else k + 1)
+    return ranks
+
+
 def ratings_json(table: RatingTable, field: dict | None = None, dd: dict | None = None) -> list[dict]:
     """The rating list as ``arena ratings --json`` prints it, best first: one object per
     entrant with ``rank``, ``name``, ``version``, ``group``, ``elo``, ``ci_low``,
@@ -97,12 +108,13 @@ def ratings_json(table: RatingTable, field: dict | None = None, dd: dict | None 
     dd = dd or {}
     num = json_number
     out = []
+    ranks = shared_ranks(table)
     for k, i in enumerate(table.order):
         r = table.fit.ratings[i]
         name, _, version = r.name.partition("@")
         f = field.get(r.name)
         d = table.diff_next[k]
-        out.append({"rank": k + 1, "name": name, "version": version, "group": r.group + 1,
+        out.append({"rank": ranks[k], "name": name, "version": version, "group": r.group + 1,
                     "elo": num(r.elo), "ci_low": num(r.ci_low), "ci_high": num(r.ci_high),
                     "bound": r.bound, "boards": r.games, "wins": r.wins, "draws": r.draws,
                     "losses": r.losses, "score": num(r.score, 4),
@@ -456,12 +468,13 @@ def export_derived(store, out_dir, fmt: str) -> list:
             continue
         scope = {"tournament": name, "ruleset": rs, "variant_options": _json.dumps(options, sort_keys=True)}
         field = field_scores(store, ruleset=rs, tournaments=names)
+        ranks = shared_ranks(table)
         for k, i in enumerate(table.order):
             r = table.fit.ratings[i]
             f = field.get(r.name)
             d = table.diff_next[k] or (None, None, None)
             rating_rows.append({
-                **scope, "rank": k + 1, "entrant": r.name, "group": r.group + 1, "elo": num(r.elo),
+                **scope, "rank": ranks[k], "entrant": r.name, "group": r.group + 1, "elo": num(r.elo),
                 "ci_low": num(r.ci_low), "ci_high": num(r.ci_high), "bound": r.bound, "board_pairs": r.games,
                 "wins": r.wins, "draws": r.draws, "losses": r.losses, "score": num(r.score),
                 "los_next": num(table.los_next[k]),

@@ -257,3 +257,15 @@ def test_a_whole_signed_number_is_never_minus_zero(x, shown):
     from arena.cli.ratings import _signed
 
     assert _signed(x) == shown
+
+
+def test_entrants_with_the_same_elo_share_their_rank():
+    """New-user trial 3: two entrants at 1500 after a 2-0-2 final were ranked 1st and 2nd.  The
+    same Elo to 0.1 (as shown) shares the first one's rank, and the next rank skips ("1, 1, 3")."""
+    from types import SimpleNamespace as NS
+
+    from arena.report.tables import shared_ranks
+
+    elos = [1500.0, 1500.04, 1499.0, 1400.0, 1400.0]
+    table = NS(order=[0, 1, 2, 3, 4], fit=NS(ratings=[NS(elo=e) for e in elos]))
+    assert shared_ranks(table) == [1, 1, 3, 4, 4]
