@@ -126,7 +126,8 @@ def new_bot(name: str, language: Language, parent: Path, author: str) -> Path:
             folder.rmdir()
         os.rename(work, folder)
     except ManifestError as e:
-        raise NewBotError(str(e).replace(str(work.resolve()), str(folder.resolve()))) from None
+        said = str(e).replace(f"{work.resolve()}/bot.toml: ", "").replace(str(work.resolve()), str(folder.resolve()))
+        raise NewBotError(f"{said}: nothing was written") from None
     except OSError as e:
         raise NewBotError(f"cannot write {folder}: {e.strerror or e}") from None
     finally:

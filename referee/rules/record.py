@@ -101,9 +101,10 @@ def parse_record(obj) -> DealRecord:
     if extra:
         raise RecordError(f"unknown field(s) {', '.join(map(repr, extra))}: a record holds ruleset, dealer, deck, "
                           "actions and optionally pot, target and options")
-    for key in ("ruleset", "dealer", "deck", "actions"):
-        if key not in obj:
-            raise RecordError(f"missing field {key!r} (a record needs ruleset, dealer, deck and actions)")
+    missing = [key for key in ("ruleset", "dealer", "deck", "actions") if key not in obj]
+    if missing:
+        raise RecordError(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+                          "(a record needs ruleset, dealer, deck and actions)")
     try:
         ruleset = get_ruleset(obj["ruleset"]) if isinstance(obj["ruleset"], str) else get_ruleset(str(obj["ruleset"]))
         target = obj.get("target")

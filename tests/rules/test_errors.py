@@ -114,6 +114,8 @@ def _bad(change):
 
 @pytest.mark.parametrize("name,change,index,seat,words", [
     ("missing field", lambda o: o.pop("deck"), None, None, "deck"),
+    ("missing fields, all named", lambda o: [o.pop(k) for k in ("dealer", "deck", "actions")], None, None,
+     "missing fields 'dealer', 'deck', 'actions'"),
     ("unknown ruleset", lambda o: o.update(ruleset="bridge"), None, None, "bridge"),
     ("bad target", lambda o: o.update(target=900), None, None, "target"),
     ("bad dealer", lambda o: o.update(dealer=4), None, None, "dealer"),
