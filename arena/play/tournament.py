@@ -197,6 +197,10 @@ def run(
                       time_bank_ms=time_bank_ms, time_increment_ms=time_increment_ms, log_dir=log_dir,
                       quote_output=quote_output)
 
+        if lock is not None:  # for the live page's ETA, reckoned as the CLI's: this run's own speed
+            t = store.get_tournament(tournament)
+            lock.note(board_pairs_at_start=t.board_pairs if t is not None else 0, started_unix=time.time())
+
         def tables_played(n: int) -> None:  # said in the run lock too, for the live page
             if lock is not None:
                 lock.note(tables_in_flight=n)

@@ -13,6 +13,7 @@ tables from :func:`arena.report.boardview.table_view`. Unknown names and ids rai
 from __future__ import annotations
 
 import math
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -564,10 +565,12 @@ def progress(store: Store, name: str) -> dict:
         ``{"tournament", "status", "stored", "total", "tables_in_flight", "rate", "eta_s",
         "last_write", "standings", "error"}``: ``tables_in_flight`` the tables played in
         the blocks not stored yet (each board at each table; what the running arena says in
-        its run lock, 0 when none runs); ``rate`` in board pairs per second over the writes of
-        the last :data:`RATE_WINDOW_S` seconds before the newest (``None`` with fewer
-        than two writes in it); ``eta_s`` the seconds left at that rate while the
-        tournament runs (else ``None``); ``standings`` as ``arena ratings --json``.
+        its run lock, 0 when none runs); ``rate`` in board pairs per second: the running
+        arena's own since its run began, a table in flight counting half a board pair, as
+        ``arena tournament run`` shows it (else over the writes of the last
+        :data:`RATE_WINDOW_S` seconds before the newest; ``None`` with fewer than two writes
+        in it); ``eta_s`` the seconds left at that rate while the tournament runs (else
+        ``None``); ``standings`` as ``arena ratings --json``.
 
     Raises:
         NotFound: no tournament of that name.
@@ -578,6 +581,13 @@ def progress(store: Store, name: str) -> dict:
     batches = store.write_batches(name, RATE_WINDOW_S)
     rate = rate_of(batches)
     left = info["board_pairs_total"] - info["board_pairs"]
+    if holder and holder.get("tournament") == name and "started_unix" in holder:
+        # as `arena tournament run` reckons it: this run's board pairs, a table in flight counting
+        # half of one, over its time (the new-user trial: 3:36 there against 9:27 here)
+        own = info["board_pairs"] - holder.get("board_pairs_at_start", 0) + tables / 2
+        spent = time.time() - holder["started_unix"]
+        rate = own / spent if own > 0 and spent > 0 else None
+        left -= tables / 2
     eta = left / rate if rate and info["status"] == "running" and left > 0 else None
     board = leaderboard(store, name)
     return {

@@ -296,6 +296,31 @@ def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
         lock.release()
 
 
+def test_the_live_eta_is_reckoned_as_the_cli_reckons_it(tmp_path):
+    """New-user trial 3: the live page said 9m 27s left where `tournament run` said 3:36.  Both
+    now take this run's board pairs (a table in flight half of one) over its time: 2 board pairs'
+    worth of tables in 60 s with 2 left is 60 s left."""
+    import time
+
+    from arena.store import RunLock
+    from referee.rules import get_ruleset
+
+    db = tmp_path / "a.duckdb"
+    rs = get_ruleset("classic")
+    with Store.open(db) as store:
+        store.create_tournament("t", rs.name, rs.options(), 3, 4, [("random", "1.0.0"), ("greedy", "1.0.0")])
+        store.set_tournament_status("t", "running")
+    lock = RunLock(db)
+    lock.acquire("t")
+    try:
+        lock.note(tables_in_flight=4, board_pairs_at_start=0, started_unix=time.time() - 60)
+        with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
+            got = c.get("/api/tournaments/t/progress").json()
+        assert got["rate"] == pytest.approx(2 / 60, abs=0.005) and 55 <= got["eta_s"] <= 70, got
+    finally:
+        lock.release()
+
+
 @pytest.mark.parametrize("x", [1642.53, 1642.46, 1642.5, 1642.55, 1499.96, -3.5, 0.04])
 def test_a_page_and_arena_ratings_show_one_elo_for_one_rating(x):
     """The new-user trial: `arena ratings` showed 1643–2068 where the leaderboard showed
