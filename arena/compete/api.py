@@ -123,10 +123,21 @@ def quota(hub: Hub, who: Participant, store=None) -> dict:
     return work(store) if store is not None else hub.run(work)
 
 
+def closed_refusal(competition: str) -> str:
+    """Why an upload to a closed competition is refused (409)."""
+    return f"competition {competition!r} is closed: it takes no uploads"
+
+
 def _store_upload(hub: Hub, who: Participant, data: bytes, digest: str) -> tuple[Version, bool]:
     """Under the store's lock: the earlier version of these bytes, or (quota allowing) the
-    archive written and a new ``queued`` version; ``(version, new)``."""
+    archive written and a new ``queued`` version; ``(version, new)``. A competition closed
+    while the body was read refuses it here (409), as one closed before: the status is read
+    under the same lock ``close`` writes it under (red team 42: an upload whose last byte came
+    after ``close`` got 201, and its version turned active)."""
     def work(s):
+        c = s.get_competition(hub.competition)
+        if c.status != "open":
+            raise ApiError(409, closed_refusal(c.name))
         old = s.find_upload(hub.competition, who.name, digest)
         if old is not None:
             return old, False
@@ -210,7 +221,7 @@ async def receive_upload(request: Request, hub: Hub, who: Participant) -> tuple[
     """
     c = await run_in_threadpool(hub.run, lambda s: s.get_competition(hub.competition))
     if c.status != "open":
-        raise ApiError(409, f"competition {c.name!r} is closed: it takes no uploads")
+        raise ApiError(409, closed_refusal(c.name))
     limits = ArchiveLimits.of(c.policy)
     declared = request.headers.get("content-length")
     too_big = f"the upload is over {limits.compressed_bytes:,} bytes, the competition's cap: leave out what the " \
