@@ -7,7 +7,8 @@ writing for its whole life (:class:`arena.compete.hub.Hub`: the only writer), st
 first) and the ladder (:class:`arena.compete.ladder.Ladder`, ``ladder_workers`` threads; units
 left playing by an earlier run first), and serves today's pages (:func:`arena.web.create_app`, reading through the server's own
 connection) plus the API under ``/api/v1`` (:mod:`arena.compete.api`) with uvicorn, over TLS
-when given a certificate and key.
+when given a certificate and key, each connection held to the bounds of
+:mod:`arena.compete.connections` (slow and stalled clients cut off, connections capped).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..store import SERVER_LOCK_PREFIX, RunLock, StoreError
 from ..web import bind, create_app, is_loopback
 from . import api
 from .challenge import DEFAULT_PER_DAY
+from .connections import ConnectionLimits, protocol
 from .hub import Hub
 from .intake import Intake
 from .ladder import Ladder
@@ -61,8 +63,11 @@ def build(db: Path, competition: str, *, limits: Limits, workers: int = 1, allow
 def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000, *, limits: Limits,
           workers: int = 1, certfile: Path | None = None, keyfile: Path | None = None,
           announce: Callable[[str], None] = print, ladder_workers: int = 1,
-          challenges_per_day: int = DEFAULT_PER_DAY, cluster: str | None = None, security=None) -> None:
+          challenges_per_day: int = DEFAULT_PER_DAY, cluster: str | None = None, security=None,
+          connections: ConnectionLimits = ConnectionLimits()) -> None:
     """Run the server until interrupted (Ctrl-C, SIGTERM); ``announce`` gets its URL once it listens.
+    Its connections are held to ``connections`` (:mod:`arena.compete.connections`: a request
+    head whole within 15 s, no body stalled 30 s, 64 connections an address, 512 in all).
 
     Raises:
         StoreError: another arena runs in this database, or it cannot be opened.
@@ -81,7 +86,10 @@ def serve(db: Path, competition: str, host: str = "127.0.0.1", port: int = 8000,
         try:
             sock = bind(host, port)
             tls = certfile is not None
+            # h11 held to the bounds of arena.compete.connections (red team 42: uvicorn's own
+            # never times out a half-sent head or a stalled body); no WebSocket (none is served)
             config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False,
+                                    http=protocol(connections), ws="none",
                                     ssl_certfile=str(certfile) if tls else None,
                                     ssl_keyfile=str(keyfile) if keyfile else None)
             server = uvicorn.Server(config)

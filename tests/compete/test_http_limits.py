@@ -1,20 +1,27 @@
 """The competition server's HTTP layer against slow and stalled clients (red team 42), on
-loopback: an upload begun before `close` and finished after it is refused (409)."""
+loopback: a request head not whole in 15 s and a body stalled 30 s are cut off, connections
+are capped per address and in all, and an upload begun before `close` and finished after it
+is refused (409)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import threading
+import time
 
 import httpx
 import pytest
 
 from arena.compete import policy
 from arena.compete.archive import pack
+from arena.compete.connections import (BODY_STALL_S, HEAD_TIMEOUT_S, MAX_CONNECTIONS_PER_CLIENT, ConnectionLimits,
+                                       protocol)
 from arena.compete.hub import Hub
 from arena.store import Store
 
-from .conftest import SAMPLES, Server, bot_copy
+from .conftest import SAMPLES, Server, bot_copy, until
 from .ladder_helpers import competition, enter
 
 
@@ -96,3 +103,156 @@ def test_an_upload_begun_before_close_and_finished_after_it_is_refused(cup):
     assert status == 409 and "is closed" in json.loads(text)["detail"], (status, text)
     assert [v["participant"] for v in admin_versions(cup)] == ["ann", "bob"]
     assert not list((cup["db"].parent / "compete" / "cup" / "archives").iterdir())
+
+
+def connect(addr, source: str = "127.0.0.1", first: bytes = b"") -> socket.socket:
+    """A connection to ``addr`` from the loopback address ``source``, ``first`` sent; non-blocking."""
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.settimeout(10)
+    sock.connect(addr)
+    if first:
+        sock.sendall(first)
+    sock.setblocking(False)
+    return sock
+
+
+def ended(sock: socket.socket, got: dict) -> bool:
+    """Whether the server closed ``sock`` (what it sent before, in ``got[sock]``)."""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except BlockingIOError:
+            return False
+        except OSError:  # reset: closed with our bytes unread
+            return True
+        if not chunk:
+            return True
+        got[sock] = got.get(sock, b"") + chunk
+
+
+HALF_HEAD = b"GET /api/v1/ladder HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+
+
+def test_half_sent_heads_are_cut_off_and_one_address_holds_a_capped_number(cup):
+    """Red team 42's slowloris: 1,100 to 10,300 half-sent heads held for good. Now 100 from one
+    address: 64 held (the rest 503 at once), the API answering meanwhile, and each of the 64
+    answered 408 and closed once its head is 15 s late, bytes trickling in or not."""
+    n = MAX_CONNECTIONS_PER_CLIENT + 36
+    start = time.monotonic()
+    attack = [connect(cup["addr"], "127.0.0.2", HALF_HEAD) for _ in range(n)]
+    silent = connect(cup["addr"], "127.0.0.3")  # sends nothing at all
+    got: dict = {}
+    try:
+        refused = until(lambda: (lambda k: k if k >= n - MAX_CONNECTIONS_PER_CLIENT else None)(
+            sum(ended(s, got) for s in attack[MAX_CONNECTIONS_PER_CLIENT:])), HEAD_TIMEOUT_S / 2,
+            "the connections past the cap to be refused")
+        assert refused == n - MAX_CONNECTIONS_PER_CLIENT
+        assert time.monotonic() - start < HEAD_TIMEOUT_S - 1  # at once, not by the head's timeout
+        assert any(b"503" in got.get(s, b"") for s in attack[MAX_CONNECTIONS_PER_CLIENT:]), got
+        held = attack[:MAX_CONNECTIONS_PER_CLIENT]
+        assert not any(ended(s, got) for s in held)
+        assert httpx.get(f"{cup['url']}/api/v1/ladder", timeout=10).status_code == 200  # another address
+
+        def all_closed():
+            for s in held:
+                try:
+                    s.send(b"X")  # trickled: extends nothing
+                except OSError:
+                    pass
+            return all([ended(s, got) for s in held + [silent]])
+
+        until(all_closed, HEAD_TIMEOUT_S + 30, "the half-sent heads to be closed", every=0.5)
+        took = time.monotonic() - start
+        assert HEAD_TIMEOUT_S <= took <= HEAD_TIMEOUT_S + 30, took
+        assert all(got.get(s, b"").startswith(b"HTTP/1.1 408") for s in held), got
+        # the address holds nothing now: a new connection from it is served
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=10) as client:
+            assert client.get(f"{cup['url']}/api/v1/ladder").status_code == 200
+    finally:
+        for s in attack + [silent]:
+            s.close()
+
+
+def test_a_stalled_request_body_is_cut_off(cup):
+    """A body that stops short of its Content-Length: 408 and closed 30 s after its last byte."""
+    admin = cup["tokens"]["boss"]
+    with socket.create_connection(cup["addr"], timeout=BODY_STALL_S + 60) as sock:
+        sock.sendall(head("/api/v1/participants", admin, 100).replace(b"application/gzip", b"application/json")
+                     + b'{"name": ')
+        last = time.monotonic()
+        status, text = answer(sock)
+        took = time.monotonic() - last
+    assert status == 408 and b"no byte of the request body" in text, (status, text)
+    assert BODY_STALL_S <= took <= BODY_STALL_S + 30, took
+    assert "Traceback" not in cup["server"].errors(), cup["server"].errors()
+
+
+def _guarded_server(limits: ConnectionLimits):
+    """uvicorn with :func:`protocol` of ``limits`` in a thread on 127.0.0.1, serving an
+    application that reads the body (after 2 s for /slow) and answers how many bytes it got;
+    ``(address, stop)``."""
+    import uvicorn
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/slow":
+            await asyncio.sleep(2)
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            size, more = size + len(message.get("body", b"")), message.get("more_body", False)
+        body = str(size).encode()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, http=protocol(limits), ws="none", lifespan="off", log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    until(lambda: server.started, 30, "the server to start", every=0.05)
+
+    def stop():
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+
+    return sock.getsockname(), stop
+
+
+def test_the_total_cap_and_a_body_that_keeps_coming_or_waits_on_the_server():
+    """With small bounds: past the total cap a connection from any address is refused at once;
+    a body trickling in slower than the whole timeout but never stalling for it is served, and
+    so is one the application is slow to read (its time is not the client's)."""
+    addr, stop = _guarded_server(ConnectionLimits(head_s=1.5, body_stall_s=1.0, per_client=5, total=8))
+    got: dict = {}
+    held = []
+    try:
+        held = [connect(addr, "127.0.0.2", HALF_HEAD) for _ in range(5)]
+        held += [connect(addr, "127.0.0.3", HALF_HEAD) for _ in range(3)]
+        late = connect(addr, "127.0.0.4", HALF_HEAD)
+        until(lambda: ended(late, got), 1.0, "the connection past the total cap to be refused", every=0.02)
+        assert got.get(late, b"").startswith(b"HTTP/1.1 503"), got
+        late.close()
+        until(lambda: all([ended(s, got) for s in held]), 10, "the held heads to be cut off")
+        # trickled: 8 bytes, one each 0.4 s (3.2 s in all, past both bounds), then served
+        with socket.create_connection(addr, timeout=10) as sock:
+            sock.sendall(b"POST /trickle HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n")
+            for _ in range(8):
+                time.sleep(0.4)
+                sock.sendall(b"x")
+            assert answer(sock) == (200, b"8")
+        # 4 MiB sent to an application that reads nothing for 2 s: not a stall of the client's
+        with socket.create_connection(addr, timeout=10) as sock:
+            sock.sendall(b"POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4194304\r\n\r\n" + bytes(4 << 20))
+            assert answer(sock) == (200, b"4194304")
+    finally:
+        for s in held:
+            s.close()
+        stop()
