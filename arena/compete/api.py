@@ -11,7 +11,8 @@ tokens). Answers, as JSON ``{"detail": why}`` when refused:
 - **413** an upload over the competition's ``archive_mib``; **422** an archive refused (the
   reason: :mod:`arena.compete.archive`); **409** uploads to a closed competition;
 - **429** the upload quota spent (``uploads_per_day`` in any 24 hours), with ``Retry-After``
-  (seconds) and the time in the message.
+  (seconds) and the time in the message; or an upload while another of the same participant's
+  is still being received (one at a time each).
 
 Routes: ``GET /api/v1/ladder`` (public, no token: the ladder's and the final's standings);
 ``GET /api/v1/me``; ``PUT /api/v1/final`` (the version that enters the final); ``POST
@@ -27,7 +28,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, Path as PathParam, Query, Request
@@ -36,6 +39,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
 
 from ..store import Participant, StoreError, Version
 from ..store.compete import day_ago
@@ -128,9 +132,9 @@ def closed_refusal(competition: str) -> str:
     return f"competition {competition!r} is closed: it takes no uploads"
 
 
-def _store_upload(hub: Hub, who: Participant, data: bytes, digest: str) -> tuple[Version, bool]:
+def _store_upload(hub: Hub, who: Participant, spool: Path, size: int, digest: str) -> tuple[Version, bool]:
     """Under the store's lock: the earlier version of these bytes, or (quota allowing) the
-    archive written and a new ``queued`` version; ``(version, new)``. A competition closed
+    archive moved from ``spool`` and a new ``queued`` version; ``(version, new)``. A competition closed
     while the body was read refuses it here (409), as one closed before: the status is read
     under the same lock ``close`` writes it under (red team 42: an upload whose last byte came
     after ``close`` got 201, and its version turned active)."""
@@ -147,10 +151,8 @@ def _store_upload(hub: Hub, who: Participant, data: bytes, digest: str) -> tuple
                            f"possible in {q['retry_after_s']} s", {"Retry-After": str(q["retry_after_s"])})
         path = hub.archives / f"{digest}.tar.gz"
         if not path.exists():
-            tmp = path.with_name(f".{digest}.{os.getpid()}.partial")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        return s.add_version(hub.competition, who.name, digest, len(data)), True
+            os.replace(spool, path)  # the same file system: whole or not there
+        return s.add_version(hub.competition, who.name, digest, size), True
 
     return hub.run(work)
 
@@ -213,36 +215,79 @@ async def upload(request: Request, who: Caller) -> JSONResponse:
 
 
 async def receive_upload(request: Request, hub: Hub, who: Participant) -> tuple[Version, bool]:
-    """Read a request's body as an upload of ``who`` (the API's and the upload page's): checked
+    """Read a request's body as an upload of ``who`` (the API's and the upload page's) into a
+    file of ``hub.incoming`` (:func:`_spool`), one at a time for each participant: checked
     (:func:`arena.compete.archive.check_archive`), stored and queued; ``(version, new)``.
 
     Raises:
-        ApiError: 409 a closed competition, 413 over the size cap, 422 a refused archive, 429 the quota.
+        ApiError: 409 a closed competition, 413 over the size cap, 422 a refused archive, 429 the
+            quota or another upload of ``who``'s still being received, 400 a body cut short
+            (the client went away, or stalled and was cut off: nobody reads that answer).
     """
     c = await run_in_threadpool(hub.run, lambda s: s.get_competition(hub.competition))
     if c.status != "open":
         raise ApiError(409, closed_refusal(c.name))
+    if who.name in hub.uploading:  # red team 42: 4 stalled uploads held 4 x 60 MiB of the server's memory
+        raise ApiError(429, "another upload of yours is still being received: a participant sends one at a time; "
+                            "send this one once that one is answered")
     limits = ArchiveLimits.of(c.policy)
     declared = request.headers.get("content-length")
-    too_big = f"the upload is over {limits.compressed_bytes:,} bytes, the competition's cap: leave out what the " \
-              "bot does not need"
     if declared is not None and declared.isdigit() and int(declared) > limits.compressed_bytes:
-        raise ApiError(413, too_big)
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limits.compressed_bytes:
-            raise ApiError(413, too_big)
-    data = bytes(body)
+        raise ApiError(413, _too_big(limits))
+    hub.uploading.add(who.name)
+    spool = None
     try:
-        await run_in_threadpool(check_archive, data, limits)
-    except ArchiveError as e:
-        raise ApiError(422, str(e)) from None
-    digest = hashlib.sha256(data).hexdigest()
-    version, new = await run_in_threadpool(_store_upload, hub, who, data, digest)
+        fd, name = tempfile.mkstemp(prefix="upload-", suffix=".partial", dir=hub.incoming)
+        spool = Path(name)
+        size, digest = await _spool(request, fd, limits)
+        try:
+            await run_in_threadpool(check_archive, spool, limits)
+        except ArchiveError as e:
+            raise ApiError(422, str(e)) from None
+        version, new = await run_in_threadpool(_store_upload, hub, who, spool, size, digest)
+    finally:
+        hub.uploading.discard(who.name)
+        if spool is not None:
+            spool.unlink(missing_ok=True)  # refused, cut short, or the same bytes stored before
     if new:
         hub.wake.set()
     return version, new
+
+
+def _too_big(limits: ArchiveLimits) -> str:
+    return (f"the upload is over {limits.compressed_bytes:,} bytes, the competition's cap: leave out what the bot "
+            "does not need")
+
+
+#: Bytes of an upload gathered in memory before they are written to its file (:func:`_spool`).
+SPOOL_CHUNK = 1 << 20
+
+
+async def _spool(request: Request, fd: int, limits: ArchiveLimits) -> tuple[int, str]:
+    """Write the request's body to the open file ``fd`` (closed after) as it arrives, a
+    :data:`SPOOL_CHUNK` at a time: ``(size, sha256 hex)``. Raises: ApiError 413 past the
+    competition's cap, 400 the body cut short (a stalled one is cut off after
+    :data:`arena.compete.connections.BODY_STALL_S`)."""
+    digest, size, pending = hashlib.sha256(), 0, bytearray()
+
+    def write(buf: bytearray) -> None:
+        f.write(buf)
+        digest.update(buf)
+
+    with open(fd, "wb") as f:
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.compressed_bytes:
+                    raise ApiError(413, _too_big(limits))
+                pending += chunk
+                if len(pending) >= SPOOL_CHUNK:
+                    buf, pending = pending, bytearray()
+                    await run_in_threadpool(write, buf)
+        except ClientDisconnect:  # no 500 and no traceback: the client went away, or was cut off
+            raise ApiError(400, "the upload ended before its last byte: send it again") from None
+        await run_in_threadpool(write, pending)
+    return size, digest.hexdigest()
 
 
 @router.get("/versions")

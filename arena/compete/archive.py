@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import stat
 import tarfile
 import zlib
@@ -140,23 +141,33 @@ def _check_name(name: str) -> PurePosixPath:
     return path
 
 
-def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
-    """Check an uploaded archive without extracting or writing anything (module docstring).
+def check_archive(data: bytes | Path, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
+    """Check an uploaded archive, its bytes or the file holding them, without extracting or
+    writing anything (module docstring).
 
     Raises:
         ArchiveError: the first thing refused, named, with its limit and what to do.
     """
-    if len(data) > limits.compressed_bytes:
-        raise ArchiveError(f"the archive is {len(data):,} bytes, over the competition's {limits.compressed_bytes:,}: "
+    if isinstance(data, (bytes, bytearray)):
+        return _check(io.BytesIO(data), len(data), limits)
+    with open(data, "rb") as f:
+        return _check(f, os.fstat(f.fileno()).st_size, limits)
+
+
+def _check(archive, size: int, limits: ArchiveLimits) -> ArchiveSummary:
+    """:func:`check_archive` of the ``size`` bytes of the binary file ``archive``."""
+    if size > limits.compressed_bytes:
+        raise ArchiveError(f"the archive is {size:,} bytes, over the competition's {limits.compressed_bytes:,}: "
                            "leave out what the bot does not need")
-    if not data.startswith(GZIP_MAGIC):
+    if archive.read(len(GZIP_MAGIC)) != GZIP_MAGIC:
         raise ArchiveError("the upload is not a gzip-compressed tar archive (.tar.gz): pack the bot's folder with "
                            "`arena remote pack FOLDER` (or upload it with `arena remote submit FOLDER`)")
+    archive.seek(0)
     cap = min(limits.unpacked_bytes + 512 * (2 * limits.files + 4) + 10240,
-              max(limits.ratio * len(data), limits.ratio_floor))
+              max(limits.ratio * size, limits.ratio_floor))
     why = (f"the archive unpacks to more than {cap:,} bytes (caps: {limits.unpacked_bytes:,} bytes of files, "
            f"{limits.ratio} times its compressed size): a tar bomb, or a bot too large; leave out what it does not need")
-    stream = _Capped(gzip.GzipFile(fileobj=io.BytesIO(data)), cap, why)
+    stream = _Capped(gzip.GzipFile(fileobj=archive, mode="rb"), cap, why)
     files = folders = size = 0
     seen: set[PurePosixPath] = set()
     regular: set[PurePosixPath] = set()  # the files' paths, and every folder above a path, so far
@@ -203,7 +214,7 @@ def check_archive(data: bytes, limits: ArchiveLimits = ArchiveLimits()) -> Archi
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, OSError) as e:
         raise ArchiveError(f"the upload is not a readable .tar.gz ({type(e).__name__}: {e}): pack the bot's folder "
                            "with `arena remote submit FOLDER`") from None
-    if stream.read_bytes > max(limits.ratio * len(data), limits.ratio_floor):
+    if stream.read_bytes > max(limits.ratio * size, limits.ratio_floor):
         raise ArchiveError(why)
     if not top_manifest:
         raise ArchiveError("the archive has no bot.toml at its top: pack the bot's folder itself (the one holding "
@@ -221,11 +232,10 @@ def extract(archive: Path, dest: Path, limits: ArchiveLimits = ArchiveLimits()) 
             member's path could not be made as the archive shapes it (a path inside a file).
         OSError: ``dest`` exists or cannot be written (the server's fault, not the archive's).
     """
-    data = archive.read_bytes()
-    summary = check_archive(data, limits)
+    summary = check_archive(archive, limits)  # read from the file: 64 MiB never held whole
     dest.mkdir(mode=0o700)
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with tarfile.open(archive, mode="r:gz") as tar:
             tar.extractall(dest, filter="data")
     except (tarfile.FilterError, NotADirectoryError, IsADirectoryError, FileExistsError) as e:
         raise ArchiveError(f"the archive could not be unpacked as it is shaped ({type(e).__name__}: "

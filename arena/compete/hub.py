@@ -3,6 +3,9 @@ and the folders beside the database where uploads, unpacked bots and logs are ke
 
 Layout (``ROOT`` = ``<database folder>/compete/<competition>``):
 
+- ``ROOT/incoming/upload-*.partial``: an upload's body as it is received (on disk, never held in
+  memory whole), moved to ``archives/`` once accepted, removed otherwise (a killed server's are
+  removed when it starts again);
 - ``ROOT/archives/<sha256>.tar.gz``: every accepted upload, named by its bytes' SHA-256 (written
   once, before its ``compete_versions`` row; an upload made twice is stored once);
 - ``ROOT/work/<version id>/``: an upload unpacked while the intake checks it (removed after);
@@ -44,11 +47,15 @@ class Hub:
         self.lock = threading.RLock()
         self.root = self.db.parent / "compete" / competition
         self.archives = self.root / "archives"
+        self.incoming = self.root / "incoming"
         self.work = self.root / "work"
         self.logs = self.root / "logs"
         self.bots_root = self.db.parent / "bots"
-        for folder in (self.archives, self.work, self.logs):
+        for folder in (self.archives, self.incoming, self.work, self.logs):
             folder.mkdir(parents=True, exist_ok=True)
+        for partial in self.incoming.glob("upload-*.partial"):  # a killed server's, half received
+            partial.unlink(missing_ok=True)
+        self.uploading: set[str] = set()  # participants whose upload is being received (one at a time each)
         self.wake = threading.Event()  # set when an upload is queued: the intake looks at once
         self.challenges_per_day = 5  # arena compete serve --challenges-per-day (arena.compete.challenge)
         self.sessions: dict = {}  # the browser's sessions by id (arena.compete.pages), in memory only
