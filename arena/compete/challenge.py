@@ -9,9 +9,13 @@ final's seed), in the competition's ruleset and deadline. Nothing of it is rated
 is stored, only a summary per opponent (``compete_challenges.result``); the challenger's own bot
 output is kept for it (``ROOT/logs/<version>/challenge-<id>/``), the opponents' is not kept.
 
-Challenges are played by the ladder's threads before ladder units (fast feedback), one at a
-time per thread. A participant may ask for ``per_day`` challenges in any 24 hours (``arena
-compete serve --challenges-per-day``; 429 past it). A challenge left ``playing`` by a stopped
+Challenges are played by the ladder's threads, one at a time per thread, a match (one opponent)
+at a time (:class:`Play`), taking turns with ladder units: after a challenge's match the thread
+plays ladder units for as long as that match took before the next one (when any unit is due), so
+a slow challenge delays the ladder but never stalls it (red team 42: one challenge of 3 opponents
+× 16 boards with a bot answering in 850 ms held the ladder for 25.8 minutes). A participant may
+ask for ``per_day`` challenges in any 24 hours (``arena compete serve --challenges-per-day``; 429
+past it). A challenge left ``playing`` by a stopped
 server is played again from the start at the next start (its seed is the same: the same boards).
 """
 
@@ -37,8 +41,8 @@ from . import policy
 from .hub import Hub
 from .intake import file_logs, resolved_ruleset
 
-__all__ = ["DEFAULT_PER_DAY", "MAX_BOARDS", "MAX_OPPONENTS", "ChallengeRefused", "ask", "challenge_seed",
-           "play_next", "quota"]
+__all__ = ["DEFAULT_PER_DAY", "MAX_BOARDS", "MAX_OPPONENTS", "ChallengeRefused", "Play", "ask", "challenge_seed",
+           "play", "play_next", "quota", "start_next"]
 
 log = logging.getLogger("arena.compete")
 
@@ -120,73 +124,139 @@ def claim(store: Store, competition: str, running: set[int]) -> Challenge | None
     return None
 
 
-def play(hub: Hub, ch: Challenge, limits: Limits, stopped: Callable[[], bool]) -> Challenge:
-    """Play a claimed challenge and store its summary (``done``), or why it could not be played
-    (``failed``: a version no longer active, a failure of the server's). Stopped meanwhile, it is
-    left ``playing`` (played again at the next start)."""
-    comp = hub.competition
+class Play:
+    """A claimed challenge played one opponent's match at a time (:meth:`step`), so that the
+    ladder's thread can play ladder units between its matches (:class:`arena.compete.ladder.Ladder`):
+    a challenge never holds the thread for more than one match (≤ :data:`MAX_BOARDS` boards).
+    ``running`` (the ids this server's threads play) loses the challenge's id once it is finished
+    or dropped (:meth:`close`)."""
 
-    def read(s):
-        c = s.get_competition(comp)
-        entrants = {}
-        for vid in (ch.version_id, *ch.opponents):
-            v = s.get_version(vid)
-            if v is None or v.status != "active":
-                return c, None, vid
-            bot = s.get_bot(v.bot_name, v.bot_version)
-            entrants[vid] = Entrant(v.key, manifest=load_manifest(bot.path), content_hash=bot.content_hash)
-        return c, entrants, s.practice_seed(comp)
+    def __init__(self, hub: Hub, ch: Challenge, limits: Limits, stopped: Callable[[], bool],
+                 running: set[int] | None = None):
+        self.hub, self.ch, self.limits, self.stopped, self.running = hub, ch, limits, stopped, running
+        self.result: list[dict] = []
+        self.left = list(ch.opponents)  # the opponents whose match is still to play, in order
+        self.finished: Challenge | None = None  # the challenge as stored once finished (or left playing: stopped)
+        comp = hub.competition
 
-    c, entrants, extra = hub.run(read)
-    if entrants is None:
-        return hub.run(lambda s: s.set_challenge(ch.id, "failed", reason=f"version {extra} is no longer active"))
-    rules = resolved_ruleset(c)
-    seed = challenge_seed(extra, ch.id)
-    folder = hub.logs / "units" / f"challenge-{ch.id}"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    me = entrants[ch.version_id]
-    result = []
-    try:
-        for vid in ch.opponents:
-            them = entrants[vid]
-            config = MatchConfig(ruleset=rules, decision_ms=c.policy["decision_ms"], seed=seed, limits=limits,
-                                 log_dir=folder / str(vid), quote_output=False)
-            (folder / str(vid)).mkdir()
-            boards = [make_board(seed, k, rules.seats) for k in range(ch.boards)]
+        def read(s):
+            c = s.get_competition(comp)
+            entrants = {}
+            for vid in (ch.version_id, *ch.opponents):
+                v = s.get_version(vid)
+                if v is None or v.status != "active":
+                    return c, None, vid
+                bot = s.get_bot(v.bot_name, v.bot_version)
+                entrants[vid] = Entrant(v.key, manifest=load_manifest(bot.path), content_hash=bot.content_hash)
+            return c, entrants, s.practice_seed(comp)
+
+        c, self.entrants, extra = hub.run(read)
+        if self.entrants is None:
+            self._finish(lambda s: s.set_challenge(ch.id, "failed", reason=f"version {extra} is no longer active"))
+            return
+        self.rules = resolved_ruleset(c)
+        self.decision_ms = c.policy["decision_ms"]
+        self.seed = challenge_seed(extra, ch.id)
+        self.folder = hub.logs / "units" / f"challenge-{ch.id}"
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True)
+
+    def _finish(self, work=None) -> Challenge:
+        self.finished = self.hub.run(work) if work is not None else self.ch
+        if self.running is not None:
+            with self.hub.lock:
+                self.running.discard(self.ch.id)
+        return self.finished
+
+    def close(self) -> None:
+        """Drop an unfinished challenge (a stopping server): it stays ``playing``, played again
+        from the start at the next start."""
+        if self.finished is None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self._finish()
+
+    def step(self) -> Challenge | None:
+        """Play the match against the next opponent; None while opponents are left, else the
+        challenge as stored (``done``; ``failed``: a failure of the server's; still ``playing``:
+        stopped meanwhile, to be played again at the next start)."""
+        if self.finished is not None:
+            return self.finished
+        ch, me, vid = self.ch, self.entrants[self.ch.version_id], self.left[0]
+        them = self.entrants[vid]
+        seed = self.seed
+        try:
+            config = MatchConfig(ruleset=self.rules, decision_ms=self.decision_ms, seed=seed, limits=self.limits,
+                                 log_dir=self.folder / str(vid), quote_output=False)
+            (self.folder / str(vid)).mkdir()
+            boards = [make_board(seed, k, self.rules.seats) for k in range(ch.boards)]
             pairs = play_match(f"challenge-{ch.id}/{vid}", me, them, boards, config,
-                               permutations=lambda k: suit_permutation(seed, k), stopped=stopped)
-            if stopped():
-                return ch
+                               permutations=lambda k: suit_permutation(seed, k), stopped=self.stopped)
+            if self.stopped():
+                self.close()
+                return self.finished
             outcomes = [r.outcome_a for r in pairs]
-            result.append({"opponent": vid, "bot": them.key, "boards": len(pairs), "wins": outcomes.count("win"),
-                           "draws": outcomes.count("draw"), "losses": outcomes.count("loss"),
-                           "margin": sum(r.margin for r in pairs),
-                           "faults": [f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: "
-                                      f"{printable(f.detail, 200)}" for r in pairs for f in r.faults
-                                      if f.entrant == me.key][:10]})
-    except Exception as e:  # noqa: BLE001 - the server's failure: the challenge says so
-        log.error("challenge %s failed:\n%s", ch.id, traceback.format_exc())
-        return hub.run(lambda s: s.set_challenge(ch.id, "failed", reason=f"the server failed ({type(e).__name__}): "
-                                                 "ask again"))
-    finally:
-        if not stopped():
-            for vid in ch.opponents:  # each opponent's match its own folder: the file names repeat
-                file_logs(hub, folder / str(vid), [(ch.version_id, me.key)], f"challenge-{ch.id}/vs-{vid}")
-            shutil.rmtree(folder, ignore_errors=True)
-    return hub.run(lambda s: s.set_challenge(ch.id, "done", result={"opponents": result}))
+            self.result.append({"opponent": vid, "bot": them.key, "boards": len(pairs), "wins": outcomes.count("win"),
+                                "draws": outcomes.count("draw"), "losses": outcomes.count("loss"),
+                                "margin": sum(r.margin for r in pairs),
+                                "faults": [f"board {f.board} table {f.table} seat {f.seat}: {f.kind}: "
+                                           f"{printable(f.detail, 200)}" for r in pairs for f in r.faults
+                                           if f.entrant == me.key][:10]})
+        except Exception as e:  # noqa: BLE001 - the server's failure: the challenge says so
+            log.error("challenge %s failed:\n%s", ch.id, traceback.format_exc())
+            self._file_logs()
+            return self._finish(lambda s: s.set_challenge(ch.id, "failed", reason=f"the server failed "
+                                                          f"({type(e).__name__}): ask again"))
+        self.left.pop(0)
+        if self.left:
+            return None
+        self._file_logs()
+        return self._finish(lambda s: s.set_challenge(ch.id, "done", result={"opponents": self.result}))
+
+    def _file_logs(self) -> None:
+        if self.stopped():
+            return
+        for vid in self.ch.opponents:  # each opponent's match its own folder: the file names repeat
+            file_logs(self.hub, self.folder / str(vid), [(self.ch.version_id, self.entrants[self.ch.version_id].key)],
+                      f"challenge-{self.ch.id}/vs-{vid}")
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def play_next(hub: Hub, limits: Limits, stopped: Callable[[], bool], running: set[int]) -> Challenge | None:
-    """Claim the next challenge (:func:`claim`) and play it (:func:`play`); the challenge as stored
-    after, or None when none waits. ``running``: the ids this server's threads play (shared)."""
+def play(hub: Hub, ch: Challenge, limits: Limits, stopped: Callable[[], bool]) -> Challenge:
+    """Play a claimed challenge whole (:class:`Play`, every match in turn) and store its summary
+    (``done``), or why it could not be played (``failed``: a version no longer active, a failure
+    of the server's). Stopped meanwhile, it is left ``playing`` (played again at the next start)."""
+    p = Play(hub, ch, limits, stopped)
+    while (out := p.step()) is None:
+        pass
+    return out
+
+
+def start_next(hub: Hub, limits: Limits, stopped: Callable[[], bool], running: set[int]) -> Play | None:
+    """Claim the next challenge (:func:`claim`) for the calling thread to play a match at a time
+    (:meth:`Play.step`), or None when none waits. ``running``: the ids this server's threads play
+    (shared); the challenge's id is in it until the :class:`Play` is finished or closed."""
     with hub.lock:
         ch = hub.run(lambda s: claim(s, hub.competition, running))
         if ch is None:
             return None
         running.add(ch.id)
     try:
-        return play(hub, ch, limits, stopped)
-    finally:
+        return Play(hub, ch, limits, stopped, running)
+    except BaseException:
         with hub.lock:
             running.discard(ch.id)
+        raise
+
+
+def play_next(hub: Hub, limits: Limits, stopped: Callable[[], bool], running: set[int]) -> Challenge | None:
+    """Claim the next challenge (:func:`claim`) and play it whole (:func:`play`); the challenge as
+    stored after, or None when none waits. ``running``: the ids this server's threads play (shared)."""
+    p = start_next(hub, limits, stopped, running)
+    if p is None:
+        return None
+    try:
+        while (out := p.step()) is None:
+            pass
+        return out
+    finally:
+        p.close()

@@ -210,9 +210,10 @@ def ladder_report(store, competition: str) -> dict:
 
 
 class Ladder:
-    """``workers`` threads that play the participants' challenges first
-    (:mod:`arena.compete.challenge`), then claim ladder units and play them, one block each, while
-    the competition is open. :meth:`step` claims and plays one unit in the caller's thread (tests)."""
+    """``workers`` threads that claim ladder units and play them, one block each, while the
+    competition is open, taking turns with the participants' challenges
+    (:mod:`arena.compete.challenge`, a match at a time: :meth:`_loop`). :meth:`step` claims and
+    plays one unit in the caller's thread (tests)."""
 
     def __init__(self, hub: Hub, limits: Limits, *, workers: int = 1, poll_s: float = 2.0,
                  cluster: str | None = None, security=None):
@@ -272,23 +273,48 @@ class Ladder:
         play_unit_on(executor, work, unit, emit, self._stop.is_set)
 
     def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if challenge.play_next(self.hub, self.limits, self._stop.is_set, self._challenges) is not None:
-                    continue  # challenges first: their participants wait for them
-                unit = self.step()
-                if unit is None and self._final_due() and self._final.acquire(blocking=False):
-                    try:  # a closed competition: one thread plays the final
-                        if play_in_server(self.hub, self.limits, self._stop, self.play_unit):
-                            log.info("the final of %s is complete: its seed is revealed", self.hub.competition)
-                    finally:
-                        self._final.release()
-            except Exception:  # noqa: BLE001 - the server's own failure: logged, tried again later
-                log.error("the ladder failed:\n%s", traceback.format_exc())
-                unit = None
-            if unit is None:
+        """Challenges and ladder units take turns, weighed by time: a challenge's match (its
+        participant waits for it) is played when the ladder is owed no time, and adds its
+        duration to what the ladder is owed; ladder units are played while it is owed time (a
+        unit's duration taken off), or whenever no challenge waits. Nothing due on the ladder:
+        the challenge goes on at once. So a challenge gets at most half of a busy thread's time,
+        one match (≤ 16 boards) at most in a row, and still completes."""
+        playing: challenge.Play | None = None  # this thread's challenge, between its matches
+        owed = 0.0  # seconds of ladder play due before the challenge's next match
+        try:
+            while not self._stop.is_set():
+                try:
+                    if playing is None:
+                        playing = challenge.start_next(self.hub, self.limits, self._stop.is_set, self._challenges)
+                    if playing is not None and owed <= 0:
+                        started = time.monotonic()
+                        if playing.step() is not None:
+                            playing = None
+                        owed += time.monotonic() - started
+                        continue
+                    started = time.monotonic()
+                    unit = self.step()
+                    if unit is not None:
+                        owed = max(0.0, owed - (time.monotonic() - started))
+                        continue
+                    owed = 0.0  # nothing due on the ladder: the challenge goes on
+                    if playing is not None:
+                        continue
+                    if self._final_due() and self._final.acquire(blocking=False):
+                        try:  # a closed competition: one thread plays the final
+                            if play_in_server(self.hub, self.limits, self._stop, self.play_unit):
+                                log.info("the final of %s is complete: its seed is revealed", self.hub.competition)
+                        finally:
+                            self._final.release()
+                except Exception:  # noqa: BLE001 - the server's own failure: logged, tried again later
+                    log.error("the ladder failed:\n%s", traceback.format_exc())
+                    if playing is not None and playing.finished is not None:
+                        playing = None
                 self.wake.wait(self.poll_s)
                 self.wake.clear()
+        finally:
+            if playing is not None:
+                playing.close()  # stopped: left playing, played again from the start at the next start
 
     # ------------------------------------------------------------------ one unit
     def step(self) -> LadderUnit | None:

@@ -1,9 +1,12 @@
 """Challenges (issue 22 item 5; arena/compete/challenge.py): a participant's unrated match of its
 version against chosen active versions on practice boards — asked through the API, played by
-the ladder's thread first, summarised per opponent, never rated; its own bot output only; the
-quota answers 429; another participant's challenge is 404."""
+the ladder's thread a match at a time, taking turns with ladder units, summarised per opponent,
+never rated; its own bot output only; the quota answers 429; another participant's challenge is
+404."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -92,9 +95,9 @@ def test_a_challenge_is_refused_with_what_to_change(api):
     assert challenge.challenge_seed(1, 1) != challenge.challenge_seed(1, 2)  # each challenge its own boards
 
 
-def test_the_ladder_thread_plays_challenges_before_units(api, monkeypatch):
-    """The ladder's thread asks for a unit only once no challenge waits: at its first ask the
-    queued challenge is done."""
+def test_the_ladder_thread_plays_a_challenges_match_before_the_next_unit(api, monkeypatch):
+    """A queued challenge's match comes before the ladder's next unit: a one-opponent challenge
+    is done at the thread's first ask for a unit."""
     client, hub, ladder, tokens, v = api
     r = client.post("/api/v1/challenges", json={"version": v["cyd"].id, "opponents": [v["ann"].id], "boards": 1},
                     headers=_auth(tokens["cyd"]))
@@ -108,3 +111,41 @@ def test_the_ladder_thread_plays_challenges_before_units(api, monkeypatch):
     finally:
         ladder.stop(timeout=30)
     assert seen[0].status == "done" and seen[0].result["opponents"][0]["boards"] == 1
+
+
+def test_a_slow_challenge_takes_turns_with_the_ladder_and_still_completes(tmp_path, monkeypatch):
+    """Red team 42: a challenge whose play is slow (here each match is held 1.5 s longer, as a bot
+    answering near its deadline would) held the ladder's thread until it was done: no ladder block
+    was stored for 25.8 minutes. Now the ladder plays between the challenge's matches: blocks are
+    stored before each of its 2nd and 3rd matches, and the challenge completes."""
+    db = tmp_path / "arena.duckdb"
+    competition(db, participants=("ann", "bob", "cyd", "dan"), block_boards=1)
+    _, hub, _, ladder = build(db, "cup", limits=Limits(isolate=False), ladder_workers=0)
+    try:
+        v = {who: enter(hub, who, SAMPLES / bot) for who, bot in
+             (("ann", "random"), ("bob", "greedy"), ("cyd", "heuristic"))}
+        v["dan"] = enter(hub, "dan", bot_copy("random", tmp_path / "dans", name="dans"))
+        ch = hub.run(lambda s: challenge.ask(s, "cup", "ann", v["ann"].id, [v[w].id for w in ("bob", "cyd", "dan")],
+                                             1, 5))
+        blocks_before = []  # ladder blocks stored when each of the challenge's matches began
+        real = challenge.play_match
+
+        def slow(*args, **kwargs):
+            blocks_before.append(hub.run(lambda s: len(s.ladder_units("cup", statuses=("done",)))))
+            time.sleep(1.5)  # the slow bot's play (not a wait for a condition)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(challenge, "play_match", slow)
+        ladder.workers, ladder.poll_s = 1, 0.2
+        ladder.start()
+        try:
+            done = until(lambda: (c := hub.run(lambda s: s.get_challenge(ch.id))).status in ("done", "failed") and c,
+                         180, "the challenge to be played")
+        finally:
+            ladder.stop(timeout=60)
+        assert done.status == "done", done.reason
+        assert [x["boards"] for x in done.result["opponents"]] == [1, 1, 1]
+        assert len(blocks_before) == 3
+        assert blocks_before[1] > blocks_before[0] and blocks_before[2] > blocks_before[1], blocks_before
+    finally:
+        hub.close()
