@@ -481,16 +481,19 @@ class ResultReads:
             )
         ]
 
-    def slowest_decisions(self, bot: str, limit: int = 10) -> list[SlowDecision]:
+    def slowest_decisions(self, bot: str, limit: int = 10, skip: Sequence[str] = ()) -> list[SlowDecision]:
         """A bot's slowest decisions (wall ms of the call, slowest first) over every
         stored board, ``bot`` being ``"name"`` or ``"name@version"``; the referee's own
-        actions (0 ms) are left out. Read from the view ``entrant_actions`` (views.sql)."""
+        actions (0 ms) are left out, and so are the decisions in the tournaments ``skip``
+        (a final being played: its boards are not public yet). Read from the view
+        ``entrant_actions`` (views.sql)."""
         rows = self._query(
             """SELECT match_id, board, table_no, idx, seat, entrant, kind, value, ms, fault
                FROM entrant_actions
                WHERE ms > 0 AND (entrant = ? OR regexp_replace(entrant, '@[^@]*$', '') = ?)
+                 AND match_id NOT IN (SELECT match_id FROM matches WHERE list_contains(?, tournament))
                ORDER BY ms DESC, match_id, board, table_no, idx LIMIT ?""",
-            [bot, bot, max(0, int(limit))],
+            [bot, bot, list(skip), max(0, int(limit))],
         )
         return [SlowDecision(*r) for r in rows]
 

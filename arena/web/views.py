@@ -7,7 +7,8 @@ numbers come from the same service functions as the CLI: ratings from
 :func:`arena.report.tables.ratings_json` (what ``arena ratings --json`` prints),
 head-to-head records from :func:`arena.report.tables.head_to_head_table`, a board's
 tables from :func:`arena.report.boardview.table_view`. Unknown names and ids raise
-:class:`NotFound`.
+:class:`NotFound`, and so does every view of a board of a competition's final while it is
+played (:func:`sealed`: "not yet").
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from ..report.tables import (
     rating_history as history_of, rating_table, ratings_json, tournament_json,
 )
 from ..store import RunLock, Store, StoreError, match_id as make_match_id, split_entrant
+from ..store.compete import final_tournament
 
 __all__ = [
     "NotFound", "board", "bot", "describe", "head_to_head", "index", "leaderboard", "match", "match_records",
-    "matches", "progress", "rate_of", "rating_history", "ratings_chart", "tournament", "tournaments",
+    "matches", "progress", "rate_of", "rating_history", "ratings_chart", "sealed", "sealed_tournaments", "tournament",
+    "tournaments",
 ]
 
 #: Writes looked at to measure a running tournament's speed, seconds before its newest write.
@@ -39,6 +42,42 @@ RATE_WINDOW_S = 60.0
 
 class NotFound(LookupError):
     """An unknown tournament, match, board or bot (a 404); the message says which."""
+
+
+def sealed(store: Store, name: str) -> str | None:
+    """Why nothing of tournament ``name``'s boards may be shown yet (its matches, boards,
+    records, replays, its bots' decisions and output), or None: public.
+
+    A competition's final (``<competition>:final``, :mod:`arena.compete.final`) while it is
+    played: every pair plays the same boards, one match at a time, so a stored match's deals
+    are the ones the other pairs have yet to play (red team 42 read every final board from the
+    first stored match, 4 of 6 board pairs in). Public once it is complete: its seed revealed.
+    A ladder's blocks are each played once, public as they are stored; other tournaments are
+    the host's own (``arena serve``), shown as they run."""
+    competition, sep, _ = name.rpartition(":")
+    if not sep or final_tournament(competition) != name or not store._has_table("competitions") \
+            or store.get_competition(competition) is None:
+        return None
+    t = store.get_tournament(name)
+    if t is None or t.seed_revealed:
+        return None
+    return (f"not yet: the final of {competition} is being played ({t.board_pairs} of "
+            f"{t.pairs * t.boards_per_pair} board pairs stored), every pair on the same boards: its "
+            "matches, boards and records are public once every pair has played them (its seed revealed)")
+
+
+def sealed_tournaments(store: Store) -> list[str]:
+    """The tournaments :func:`sealed` holds back now (a competition's final being played)."""
+    if not store._has_table("competitions"):
+        return []
+    return [final_tournament(c.name) for c in store.list_competitions() if sealed(store, final_tournament(c.name))]
+
+
+def _public(store: Store, match_id: str) -> None:
+    """Raise :class:`NotFound` (its message: why, "not yet: …") for a match of a sealed tournament."""
+    why = sealed(store, match_id.partition("/")[0])
+    if why is not None:
+        raise NotFound(why)
 
 
 def tournaments(store: Store) -> list[dict]:
@@ -154,6 +193,7 @@ def match_records(store: Store, match_id: str) -> str:
     Raises:
         NotFound: no such match or no deal of it stored.
     """
+    _public(store, match_id)
     lines = store.match_record_lines(match_id)
     if not lines:
         raise NotFound(f"there is no match {match_id!r} with a stored deal")
@@ -292,6 +332,7 @@ def match(store: Store, match_id: str) -> dict:
     Raises:
         NotFound: no such match (or no board of it stored yet).
     """
+    _public(store, match_id)
     summary = _match_summary(store, match_id)
     try:
         boards = store.match_boards(match_id)
@@ -329,6 +370,7 @@ def board(store: Store, match_id: str, number: int, *, board_suits: bool = True)
         NotFound: no such match or board.
         StoreError: a stored record the rules cannot replay.
     """
+    _public(store, match_id)
     summary = _match_summary(store, match_id)
     try:
         results = store.board_pair_result(match_id, number)
@@ -363,6 +405,7 @@ def bot_log(store: Store, match_id: str, number: int, table: int, seat: int, ind
     Raises:
         NotFound: no such match, board, seat or kept log, or the file is gone or outside its folder.
     """
+    _public(store, match_id)
     _match_summary(store, match_id)
     rows = [(root, path) for t, s, root, path in store.bot_logs(match_id, number) if t == table and s == seat]
     if not 0 <= index < len(rows):
@@ -446,7 +489,9 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
         "history": [rating_history(store, h["tournament"], h["entrant"]) for h in history if h["boards"]],
         "chart": ratings_chart([h for h in history if h["sprt"] is None]),
         "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
-        "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest)],
+        # a final's decisions are its cards: none while it is played (sealed)
+        "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest,
+                                                                       skip=sealed_tournaments(store))],
     }
 
 

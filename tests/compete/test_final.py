@@ -152,3 +152,65 @@ def test_whoami_and_list_show_the_options_the_status_and_the_final_once_closed(t
     r = cli("compete", "list", "--db", db)
     assert r.exit_code == 0, output(r)
     assert " ".join(r.stdout.split()).startswith("cup (closed): classic declarations=on contree=on; uploads_per_day=")
+
+
+def test_the_finals_boards_are_public_only_once_every_pair_has_played_them(tmp_path):
+    """Red team 42: with the final at some of its board pairs, its seed secret, anyone read the
+    full deals of every final board (the boards the other pairs had yet to play) from the first
+    stored match: its boards, records and match pages. Every route that shows a final board's
+    cards now answers 404 "not yet" until the final is complete, then shows it; the ladder's
+    blocks stay public as they are stored, and the final's standings and match list too."""
+    import threading
+    from urllib.parse import quote
+
+    from fastapi.testclient import TestClient
+
+    from arena.compete.server import build
+    from arena.play.executors import play_unit
+
+    db = tmp_path / "arena.duckdb"
+    competition(db, block_boards=1)
+    app, hub, _, ladder = build(db, "cup", limits=Limits(isolate=False), ladder_workers=0)
+    try:
+        enter(hub, "ann", bot_copy("random", tmp_path / "anns", name="anns"))
+        enter(hub, "bob", SAMPLES / "greedy")
+        enter(hub, "cyd", SAMPLES / "heuristic")
+        assert ladder.step().status == "done"  # a ladder block before the close
+        block = hub.run(lambda s: s.matches(tournament="cup:ladder"))[0].match_id.split("/", 1)[1]
+        hub.run(lambda s: final.close(s, "cup", boards=2))
+        stop = threading.Event()
+
+        def one_match(work, unit, emit):  # the final stopped after its first match: 1 of 3 stored
+            play_unit(work, unit, emit, lambda: False)
+            stop.set()
+
+        assert not final.play_in_server(hub, Limits(isolate=False), stop, one_match)
+        stored = hub.run(lambda s: s.matches(tournament="cup:final"))
+        assert len(stored) == 1
+        pair = quote(stored[0].match_id.split("/", 1)[1], safe="")
+        client = TestClient(app, base_url="http://127.0.0.1")
+        m = f"/matches/cup:final/{pair}"
+        cards = [f"/api{m}", f"/api{m}/boards/0", f"/api{m}/boards/1?suits=table", m, f"{m}/boards/0",
+                 f"{m}/boards/1?suits=table", f"{m}/records.jsonl", f"{m}/boards/0/logs/1/0/0"]
+        for url in cards:
+            r = client.get(url)
+            assert r.status_code == 404 and "not yet: the final of cup is being played" in r.text, (url, r.text[:300])
+        for name in ("anns", "greedy", "heuristic"):  # a bot's slowest decisions: none of the final's
+            assert all(not d["match_id"].startswith("cup:final/") for d in client.get(f"/api/bots/{name}").json()
+                       ["slowest"])
+            page = client.get(f"/bots/{name}")
+            assert page.status_code == 200 and "cup:final/" not in page.text
+        # the ladder's block stays public; the final's standings and its list of matches too
+        assert client.get(f"/api/matches/cup:ladder/{quote(block, safe='')}/boards/0").status_code == 200
+        assert client.get("/api/tournaments/cup:final").json()["board_pairs"] == 2
+        assert client.get("/tournaments/cup:final").status_code == 200
+        assert len(client.get("/api/tournaments/cup:final/matches").json()) == 1
+        # complete (the seed revealed): every board of the final is public
+        assert final.play_in_server(hub, Limits(isolate=False), threading.Event())
+        for url in cards[:-1]:
+            r = client.get(url)
+            assert r.status_code == 200, (url, r.text[:300])
+        assert len(client.get(f"{m}/records.jsonl").text.splitlines()) == 2 * 2  # 2 boards x 2 tables
+        assert "not yet" not in client.get(cards[-1]).text  # no output kept: a plain 404
+    finally:
+        hub.close()
