@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import json
 import os
 import shlex
@@ -25,7 +26,7 @@ class SubmitError(ValueError):
 
 
 #: The code a check's verdict depends on: the referee, the check and the SDK the bots import.
-_CHECKER = ("referee", "arena/play", "sdk/belote_arena_sdk")
+_CHECKER = ("referee", "arena.play", "belote_arena_sdk")
 
 
 def check_cache_dir() -> Path | None:
@@ -41,11 +42,13 @@ def check_cache_dir() -> Path | None:
 
 @functools.cache
 def _checker_digest() -> str:
-    """SHA-256 of the checker's own sources (:data:`_CHECKER`): a pass is reused by this code only."""
-    root = Path(__file__).resolve().parents[2]
+    """SHA-256 of the checker's own sources (the packages :data:`_CHECKER`, wherever they are
+    installed): a pass is reused by this code only."""
     h = hashlib.sha256()
-    for f in sorted(f for part in _CHECKER for f in (root / part).rglob("*.py")):
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    for package in _CHECKER:
+        folder = Path(importlib.import_module(package).__file__).parent
+        for f in sorted(folder.rglob("*.py")):
+            h.update(f"{package}/{f.relative_to(folder).as_posix()}".encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
 
