@@ -265,11 +265,9 @@ def test_index_json_is_newest_first_with_the_game_in_words(client, demo_db):
     assert created == sorted(created, reverse=True)
 
 
-def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
-    """issue 20, the new-user trial: inside a 100-board block the live page showed nothing.
-    A running arena says in its run lock how many tables it has played and not stored yet
-    (``RunLock.note``); the progress JSON and the live page give them, and nothing once no
-    arena runs the tournament."""
+def _running_tournament(tmp_path):
+    """A database with tournament ``t`` (2 entrants, 4 boards) marked running, and the run lock
+    taken as its arena takes it: ``(db, lock)``."""
     from arena.store import RunLock
     from referee.rules import get_ruleset
 
@@ -280,6 +278,15 @@ def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
         store.set_tournament_status("t", "running")
     lock = RunLock(db)
     lock.acquire("t")
+    return db, lock
+
+
+def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
+    """issue 20, the new-user trial: inside a 100-board block the live page showed nothing.
+    A running arena says in its run lock how many tables it has played and not stored yet
+    (``RunLock.note``); the progress JSON and the live page give them, and nothing once no
+    arena runs the tournament."""
+    db, lock = _running_tournament(tmp_path)
     try:
         lock.note(tables_in_flight=7)
         with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
@@ -302,16 +309,7 @@ def test_the_live_eta_is_reckoned_as_the_cli_reckons_it(tmp_path):
     worth of tables in 60 s with 2 left is 60 s left."""
     import time
 
-    from arena.store import RunLock
-    from referee.rules import get_ruleset
-
-    db = tmp_path / "a.duckdb"
-    rs = get_ruleset("classic")
-    with Store.open(db) as store:
-        store.create_tournament("t", rs.name, rs.options(), 3, 4, [("random", "1.0.0"), ("greedy", "1.0.0")])
-        store.set_tournament_status("t", "running")
-    lock = RunLock(db)
-    lock.acquire("t")
+    db, lock = _running_tournament(tmp_path)
     try:
         lock.note(tables_in_flight=4, board_pairs_at_start=0, started_unix=time.time() - 60)
         with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
