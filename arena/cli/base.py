@@ -5,6 +5,7 @@ a run, opening the store, and the one-line ``error:`` exit (:func:`fail`).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 import os
@@ -398,6 +399,18 @@ def refuse_if_running(db: Path) -> None:
         raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
                    f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
                    "wait for it to finish (reports work meanwhile) or pass another --db path")
+
+
+@contextlib.contextmanager
+def stopped_before_play():
+    """Ctrl-C while bots are checked and registered, before the first board: said in a line,
+    exit 130 (the new-user trial: the arena exited without a word).  A bot already registered
+    stays registered; the one being checked is not (its frozen copy removed)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise fail("stopped (Ctrl-C) while checking the bots, before the first board: no board was played; "
+                   "run the command again to go on", code=130) from None
 
 
 def discard_if_empty(db: Path) -> None:

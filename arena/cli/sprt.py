@@ -23,6 +23,7 @@ from .tournament import PLAIN_EVERY_S, _logs_folder
 from .base import (
     discard_if_empty,
     refuse_if_running,
+    stopped_before_play,
     DEFAULT_DB,
     app,
     console,
@@ -149,9 +150,11 @@ def sprt(
         decision_ms, max_faults, cpu_s, memory_mib, time_bank_ms, time_increment_ms = (play[k] for k in given)
         decided = stored is not None and stored["status"] != "running"
         limits = _limits(cpu_s, memory_mib, isolate, manifests, weak_limits) if not decided else None
-        for kind, x in picked:
-            if kind == "folder" and not decided:
-                submit(store, x, store_root=db.parent / "bots", console=console, limits=limits, decision_ms=decision_ms)
+        with stopped_before_play():
+            for kind, x in picked:
+                if kind == "folder" and not decided:
+                    submit(store, x, store_root=db.parent / "bots", console=console, limits=limits,
+                           decision_ms=decision_ms)
         if existing is None:
             store.create_tournament(test, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     max_boards, [(m.name, m.version) for m in manifests], secret=seed is None)

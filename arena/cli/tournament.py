@@ -27,6 +27,7 @@ from ..store.model import Status
 from .base import (
     discard_if_empty,
     refuse_if_running,
+    stopped_before_play,
     DEFAULT_DB,
     tournament_app,
     console,
@@ -212,8 +213,10 @@ def tournament_run(
             m.check_plays(rs.name)
         known = tour.entrants_of(store, name) if existing is not None else []
         limits = _limits(cpu_s, memory_mib, isolate, manifests + [e.manifest for e in known], weak_limits)
-        for folder in folders:  # check, freeze and register each bot (a registered one: only entered)
-            submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits, decision_ms=decision_ms)
+        with stopped_before_play():
+            for folder in folders:  # check, freeze and register each bot (a registered one: only entered)
+                submit(store, folder, store_root=db.parent / "bots", console=console, limits=limits,
+                       decision_ms=decision_ms)
         if existing is None:
             store.create_tournament(name, rs.name, rs.options(), seed if seed is not None else new_seed(),
                                     boards if boards is not None else 50, secret=seed is None)

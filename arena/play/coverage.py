@@ -324,6 +324,8 @@ async def _ask_all(manifest: Manifest, ruleset: Ruleset, positions: list[Positio
                 try:
                     response = await client.decide_async(request, decision_ms / 1000)
                 except grpc.RpcError as err:
+                    if asyncio.current_task().cancelling():  # Ctrl-C (asyncio.run cancels us): no fault of the
+                        raise asyncio.CancelledError from None  # bot's; it was taken for one and the check went on
                     answer.kind, detail = await loop.run_in_executor(starter, fault_from_rpc, err, client,
                                                                       f"{decision_ms:,} ms (--decision-ms)")
                     answer.detail = printable(detail)  # it may quote the bot's own text

@@ -117,3 +117,21 @@ def test_arena_match_interrupted_prints_the_boards_played(tmp_path):
     assert bool(m[2]) == bool(played), text  # "shown above" only when a table of boards is shown
     if played:
         assert f"duplicate, {played} boards" in text  # the table of the boards played
+
+
+def test_ctrl_c_while_the_bots_are_checked_says_so_and_keeps_nothing(tmp_path):
+    """New-user trial 3: Ctrl-C during a first run's conformance check ended the arena without a
+    word (and the check had taken an interrupted call for the bot's fault).  It says it stopped
+    before the first board, exits 130, and leaves no database behind."""
+    from tests.referee.botkit import bot_folder
+
+    slow = bot_folder(tmp_path, "sleepy", "--sleep", "0.3", "--every", name="slow-check")  # a check of ~40 s
+    db = tmp_path / "a.duckdb"
+    p, out, err = _arena(["tournament", "run", "t", "--bots", slow, "--bots", SAMPLES / "random", "--boards", 2,
+                          "--db", db], tmp_path)
+    _wait_for(lambda: "checking slow-check@1.0.0" in out.read_text(), p, "the check began")
+    os.kill(p.pid, signal.SIGINT)
+    assert p.wait(timeout=60) == 130, out.read_text() + err.read_text()
+    said = err.read_text()
+    assert "stopped (Ctrl-C) while checking the bots, before the first board" in said and "Traceback" not in said
+    assert not db.exists()
