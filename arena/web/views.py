@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from referee.rules import CARDS, RecordError
+from referee.rules.record import action_from_json
 
 from ..analysis.boards import cached_deals, points_lost_per_board
 from ..report.boardview import card_json, table_view
@@ -29,6 +30,7 @@ from ..report.tables import (
 )
 from ..store import RunLock, Store, StoreError, match_id as make_match_id, split_entrant
 from ..store.compete import final_tournament
+from ..store.model import action_json
 
 __all__ = [
     "NotFound", "board", "bot", "describe", "head_to_head", "index", "leaderboard", "match", "match_records",
@@ -490,9 +492,19 @@ def bot(store: Store, name: str, slowest: int = 10) -> dict:
         "chart": ratings_chart([h for h in history if h["sprt"] is None]),
         "faults": [{"entrant": e, "kind": k, "count": n} for e, k, n in store.fault_counts(bot=name)],
         # a final's decisions are its cards: none while it is played (sealed)
-        "slowest": [dict(d.__dict__) for d in store.slowest_decisions(name, slowest,
-                                                                       skip=sealed_tournaments(store))],
+        "slowest": [dict(d.__dict__, action=action_text(d.kind, d.value))
+                    for d in store.slowest_decisions(name, slowest, skip=sealed_tournaments(store))],
     }
+
+
+def action_text(kind: str, value: str) -> str:
+    """A stored action ``(kind, value)`` as the rules engine words it (``declares tierce [9S 10S
+    JS]``, ``take``, ``JS (belote)``), not its stored JSON (the new-user trial: ``declare
+    [["9S","10S","JS"]]`` on the bot page); ``kind value`` for one it cannot read."""
+    try:
+        return str(action_from_json(action_json(kind, value)))
+    except (StoreError, RecordError, ValueError):
+        return f"{kind} {value}"
 
 
 #: Points of a rating history (standings after this many writes, evenly spread).

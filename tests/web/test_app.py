@@ -192,6 +192,14 @@ def test_bot_json(client, demo_db):
     ms = [d["ms"] for d in b["slowest"]]
     assert 0 < len(ms) <= 10 and ms == sorted(ms, reverse=True)
     assert all(d["entrant"] == "heuristic@1.0.0" for d in b["slowest"])
+    assert all(d["action"] == views.action_text(d["kind"], d["value"]) for d in b["slowest"])
+
+
+@pytest.mark.parametrize(("kind", "value", "shown"), [
+    ("declare", '[["9S","10S","JS"]]', "declares tierce [9S 10S JS]"),  # was its JSON on the bot page
+    ("bid", "take", "take"), ("card", "JS belote", "JS (belote)"), ("nonsense", "1", "nonsense 1")])
+def test_a_stored_action_is_shown_in_words(kind, value, shown):
+    assert views.action_text(kind, value) == shown
 
 
 def test_rate_of_writes():
