@@ -394,11 +394,10 @@ def refuse_if_running(db: Path) -> None:
     """
     from ..store import RunLock
 
-    holder = RunLock(db).holder()
+    lock = RunLock(db)
+    holder = lock.holder()
     if holder is not None:
-        raise fail(f"another arena (pid {holder.get('pid', '?')}) is running tournament "
-                   f"{holder.get('tournament', '?')!r} in {db}: one arena plays a database's tournaments at a time; "
-                   "wait for it to finish (reports work meanwhile) or pass another --db path")
+        raise fail(lock.busy_message(holder))
 
 
 @contextlib.contextmanager

@@ -42,11 +42,10 @@ def _writable(db: Path, as_json: bool):
     (:func:`arena.store.held_by_server`) or a tournament runs in it."""
     from ..store import RunLock, Store, StoreError, held_by_server
 
-    holder = RunLock(db).holder()
+    lock = RunLock(db)
+    holder = lock.holder()
     if holder is not None:
-        raise refuse(held_by_server(db) or f"another arena (pid {holder.get('pid', '?')}) is running tournament "
-                     f"{holder.get('tournament', '?')!r} in {db}: wait for it to finish, or pass another --db path",
-                     as_json)
+        raise refuse(held_by_server(db) or lock.busy_message(holder), as_json)
     try:
         return Store.open(db)
     except StoreError as e:

@@ -79,16 +79,19 @@ class RunLock:
             take(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            who = self.holder() or {}
-            raise StoreError(
-                f"another arena (pid {who.get('pid', '?')}) is running tournament {who.get('tournament', '?')!r} "
-                f"in {str(self.path)[:-len('.run-lock')]}: one arena plays a database's tournaments at a time; wait "
-                "for it to finish (reports work meanwhile) or pass another --db path"
-            ) from None
+            raise StoreError(self.busy_message(self.holder() or {})) from None
         os.ftruncate(fd, 0)
         self._fd, self._size = fd, LOCK_NOTE_BYTES
         self._said = {"tournament": tournament, "pid": os.getpid(), "started_at": str(_now())}
         self._write()
+
+    def busy_message(self, holder: dict) -> str:
+        """The one refusal for a command that would play while ``holder`` (what
+        :meth:`holder` read) plays a tournament here: its pid and tournament, and what to do."""
+        return (f"another arena (pid {holder.get('pid', '?')}) is running tournament "
+                f"{holder.get('tournament', '?')!r} in {str(self.path)[:-len('.run-lock')]}: one arena plays a "
+                "database's tournaments at a time; wait for it to finish (reports work meanwhile) or pass another "
+                "--db path")
 
     def note(self, **fields) -> None:
         """Add ``fields`` (JSON values) to what the holder says (:meth:`holder`), e.g. the
