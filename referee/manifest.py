@@ -111,7 +111,8 @@ def load_manifest(folder: str | Path) -> Manifest:
 
     Raises:
         ManifestError: no such folder or file, not TOML, a missing or wrong field,
-            or a protocol version this referee does not speak.
+            or a protocol version this referee does not speak; every field's problem in
+            one message (``… bot.toml: 2 problems: (1) …; (2) …``).
     """
     folder = Path(folder).resolve()
     path = folder / "bot.toml"
@@ -140,53 +141,61 @@ def load_manifest(folder: str | Path) -> Manifest:
     except RecursionError:  # tomllib parses nested arrays by recursion (red team 22: 30,000 '[')
         raise ManifestError(f"{path} nests arrays or tables too deeply to be a manifest") from None
 
+    problems: list[str] = []  # every field's problem, said at once (a new user fixed them one run at a time)
+
     def need(key: str, kind, what: str):
         if key not in data:
-            raise ManifestError(f"{path}: missing field {key!r} ({what})")
+            problems.append(f"missing field {key!r} ({what})")
+            return None
         value = data[key]
         if not isinstance(value, kind):
-            raise ManifestError(f"{path}: field {key!r} must be {what}, got {value!r}")
+            problems.append(f"field {key!r} must be {what}, got {value!r}")
+            return None
         return value
 
     for key, value in data.items():  # every text shown or run: name, author, command, protocol ...
         for text in value if isinstance(value, list) else [value]:
             bad = invisible(text) if isinstance(text, str) else None
             if bad:
-                raise ManifestError(f"{path}: {key!r} holds {bad}: control characters and format characters "
-                                    "(Unicode Cc, Cf: escape codes, bidi overrides, zero-width characters) are "
-                                    "not allowed in a manifest; remove it")
-    extra = sorted(set(data) - set(FIELDS))
-    if extra:
-        close = difflib.get_close_matches(extra[0], FIELDS, n=1)
+                problems.append(f"{key!r} holds {bad}: control characters and format characters (Unicode Cc, "
+                                "Cf: escape codes, bidi overrides, zero-width characters) are not allowed in a "
+                                "manifest; remove it")
+                break
+    for key in sorted(set(data) - set(FIELDS)):
+        close = difflib.get_close_matches(key, FIELDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ManifestError(f"{path}: unknown field {extra[0]!r}{hint}: a manifest holds {', '.join(FIELDS)}")
+        problems.append(f"unknown field {key!r}{hint}: a manifest holds {', '.join(FIELDS)}")
     name = need("name", str, "a name of letters, digits, '-' or '_'")
-    if not _NAME.fullmatch(name):
-        raise ManifestError(f"{path}: name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")
+    if name is not None and not _NAME.fullmatch(name):
+        problems.append(f"name {name!r} must be 1-40 letters, digits, '-' or '_', starting with a letter or digit")
     version = need("version", str, 'a version string such as "1.0.0"')
-    if not _VERSION.fullmatch(version):
-        raise ManifestError(f"{path}: version {version!r} must be 1-40 letters, digits, '.', '_', '+' or '-', "
-                            "starting with a letter or digit")
+    if version is not None and not _VERSION.fullmatch(version):
+        problems.append(f"version {version!r} must be 1-40 letters, digits, '.', '_', '+' or '-', "
+                        "starting with a letter or digit")
     author = need("author", str, "the author's name")
-    if len(author) > 100:
-        raise ManifestError(f"{path}: author must be at most 100 characters")
+    if author is not None and len(author) > 100:
+        problems.append("author must be at most 100 characters")
     command = need("command", list, 'a list of strings such as ["python", "bot.py"]')
-    if not command or not all(isinstance(x, str) and x for x in command):
-        raise ManifestError(f"{path}: command must be a non-empty list of strings such as [\"python\", \"bot.py\"]")
+    if command is not None and (not command or not all(isinstance(x, str) and x for x in command)):
+        problems.append("command must be a non-empty list of strings such as [\"python\", \"bot.py\"]")
     protocol = need("protocol", str, 'the protocol version, "1.0"')
-    if protocol.split(".")[0] != PROTOCOL_MAJOR:
-        raise ManifestError(
-            f"{path}: protocol {protocol!r} is not supported: this referee speaks belote.bot.v1 (protocol \"1.x\")"
-        )
+    if protocol is not None and protocol.split(".")[0] != PROTOCOL_MAJOR:
+        problems.append(f"protocol {protocol!r} is not supported: this referee speaks belote.bot.v1 (protocol \"1.x\")")
     rulesets = data.get("rulesets", list(RULESETS))
     if not isinstance(rulesets, list) or not rulesets or not all(isinstance(r, str) for r in rulesets):
-        raise ManifestError(f"{path}: rulesets must list at least one of {', '.join(RULESETS)} (or be left out: all four)")
-    unknown = [r for r in rulesets if r not in RULESETS]
-    if unknown:
-        raise ManifestError(f"{path}: unknown rulesets {unknown}: choose from {', '.join(RULESETS)}")
+        problems.append(f"rulesets must list at least one of {', '.join(RULESETS)} (or be left out: all four)")
+    elif unknown := [r for r in rulesets if r not in RULESETS]:
+        problems.append(f"unknown rulesets {unknown}: choose from {', '.join(RULESETS)}")
     requirements = data.get("requirements")
     if requirements is not None:
-        requirements = _requirements_path(path, folder, requirements)
+        try:
+            requirements = _requirements_path(path, folder, requirements)
+        except ManifestError as e:
+            problems.append(str(e).removeprefix(f"{path}: "))
+    if problems:
+        said = problems[0] if len(problems) == 1 else \
+            f"{len(problems)} problems: " + "; ".join(f"({k}) {p}" for k, p in enumerate(problems, 1))
+        raise ManifestError(f"{path}: {said}")
     return Manifest(
         name=name, version=version, author=author, command=tuple(command), protocol=protocol,
         rulesets=tuple(rulesets), folder=folder, text=text, requirements=requirements,

@@ -75,6 +75,19 @@ def test_manifest_missing_field(tmp_path):
     refused(r, "missing field 'command'")
 
 
+def test_every_manifest_problem_is_named_at_once(tmp_path):
+    """A bot.toml with three problems names all three in one refusal (issue 20: a new user
+    fixed them one run at a time), numbered in the manifest's field order."""
+    bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
+    toml = bot / "bot.toml"
+    lines = [l for l in toml.read_text().splitlines() if not l.startswith("command")]
+    lines = [l.replace('protocol = "1.0"', 'protocol = "2.0"') for l in lines] + ['athor = "x"']
+    toml.write_text("\n".join(lines))
+    text = refused(cli("bots", "check", bot), "bot.toml: 3 problems: (1) unknown field 'athor' (did you mean "
+                   "'author'?)", "(2) missing field 'command'", "(3) protocol '2.0' is not supported")
+    assert "(4)" not in text
+
+
 def test_wrong_protocol_version(tmp_path):
     bot = copy_bot(SAMPLES / "random", tmp_path / "bot", "1.0.0")
     toml = bot / "bot.toml"
