@@ -69,9 +69,9 @@ _DECISION_CHANNEL_OPTIONS = [(k, v) for k, v in _CHANNEL_OPTIONS if k != "grpc.m
     ("grpc.min_reconnect_backoff_ms", 30_000)]
 
 
-def sandbox_report(limits: Limits) -> str:
+def sandbox_report(limits: Limits, brief: bool = False) -> str:
     """One line saying what the bot sandbox enforces here (see :func:`referee.sandbox.report`)."""
-    return sandbox.report(limits)
+    return sandbox.report(limits, brief)
 
 
 class DecideError(grpc.RpcError):

@@ -1300,8 +1300,13 @@ def seccomp_fd(program: bytes | None) -> int | None:
     return r
 
 
-def report(limits: Limits) -> str:
-    """One line saying what the sandbox enforces here (never claiming more)."""
+def report(limits: Limits, brief: bool = False) -> str:
+    """One line saying what the sandbox enforces here (never claiming more).
+
+    ``brief``: when every defence holds (isolated, seccomp, the whole-bot limits by cgroups,
+    frozen between decisions, caches cleared), a short line naming the command that lists
+    them all (the playing commands: the whole line, at every run, was noise to a new user);
+    anything weaker is always said in full."""
     mib = " MiB"
     per_process = (("address space/process", limits.memory_mib, mib), ("CPU/process", limits.cpu_s, " s"),
                    ("file size", limits.fsize_mib, mib))
@@ -1333,6 +1338,10 @@ def report(limits: Limits) -> str:
                      + (("; CPU caches cleared before each turn" if limits.evict_caches else
                          f"; CPU caches NOT cleared ({CLEAR_CACHES_ENV}=0)") if limits.isolate else ""))
     missing = unenforced(limits)
+    if brief and s.seccomp and limits.freeze and limits.evict_caches and not missing and set(whole_parts) == {
+            v for v in whole.values() if v}:
+        return ("bot sandbox: full (isolated; " + ", ".join(whole_parts) + " for the whole bot; stopped between "
+                "decisions): `arena bots check BOT` lists every limit")
     if missing:
         parts.append(("NOT enforced (--weak-limits): " if limits.weak_limits else
                       "bots REFUSED, pass --weak-limits to play without: ") + "; ".join(missing))

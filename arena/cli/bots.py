@@ -224,7 +224,7 @@ def bots_submit(
         limits = _limits(0, 1024, isolate, [manifest], weak_limits)
     except (ManifestError, SubmitError) as e:
         raise fail(str(e)) from None
-    console.print(sandbox_report(limits), style="dim", highlight=False)
+    console.print(sandbox_report(limits, brief=True), style="dim", highlight=False)
     store = open_store(db)
     try:
         bot, fresh = submit(store, folder, store_root=db.parent / "bots", tournament=tournament, console=console,

@@ -313,7 +313,7 @@ def serve(
                 raise refuse(str(e), as_json, code=2) from None
     limits = _limits(c.policy["cpu_s"], c.policy["memory_mib"], not no_isolate, [], weak_limits)
     if not as_json:
-        console.print(sandbox_report(limits), style="dim", highlight=False)
+        console.print(sandbox_report(limits, brief=True), style="dim", highlight=False)
     if not is_loopback(host) and certfile is None:
         err.print(f"[yellow]warning:[/] listening on {escape(host)} without TLS: tokens cross the network in "
                   "clear; give --certfile/--keyfile or put a TLS proxy in front", highlight=False)

@@ -173,7 +173,7 @@ def sprt(
                           f"per match, {time_increment_ms} ms added after each answer", highlight=False)
         suite_line(store, test)
         if limits is not None:
-            console.print(sandbox_report(limits), style="dim", highlight=False)
+            console.print(sandbox_report(limits, brief=True), style="dim", highlight=False)
         progress = Progress(  # no terminal (a log, CI): plain lines instead of the bar
             TextColumn("[bold]board pairs"), MofNCompleteColumn(), TextColumn("{task.fields[llr]}"),
             TimeElapsedColumn(), console=console, disable=not console.is_terminal,

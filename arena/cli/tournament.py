@@ -243,7 +243,7 @@ def tournament_run(
                       highlight=False)
         console.print(f"seed commitment {t.commitment} ({_seed_words(t)})", highlight=False)
         suite_line(store, name)
-        console.print(sandbox_report(limits), style="dim", highlight=False)
+        console.print(sandbox_report(limits, brief=True), style="dim", highlight=False)
         executor = None
         if cluster is not None:
             from ..play.cluster import ClusterError, DaskExecutor

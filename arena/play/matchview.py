@@ -72,7 +72,7 @@ def run_match(specs: Sequence[str], *, boards: int, seed: int | None, ruleset: R
     config = MatchConfig(ruleset=ruleset, decision_ms=decision_ms, time_bank_ms=time_bank_ms, limits=limits or Limits(),
                          max_faults=max_faults, seed=seed, log_dir=log_dir)
     board_list = list(deals) if deals is not None else [make_board(seed, k, ruleset.seats) for k in range(boards)]
-    console.print(sandbox_report(config.limits), style="dim", highlight=False)
+    console.print(sandbox_report(config.limits, brief=True), style="dim", highlight=False)
     if secret:
         console.print(f"board seed: secret until the match ends; commitment {seed_commitment(seed)}", highlight=False)
     else:

@@ -105,6 +105,20 @@ def test_sandbox_report_says_what_is_enforced():
     assert "processes" not in off and "private disk" not in off  # not applied without the sandbox
 
 
+def test_the_playing_commands_line_is_brief_only_when_every_defence_holds():
+    """Issue 20: the whole line at every run was noise; the brief one names the command that
+    lists every limit, and anything weaker than full is still said whole."""
+    full = sandbox_report(Limits(evict_caches=True), brief=True)
+    if set(sandbox.support().cgroups) >= {"memory", "pids", "cpu"} and sandbox.support().seccomp:
+        assert full == ("bot sandbox: full (isolated; CPU ≤ 1 core(s), memory ≤ 1024 MiB, processes ≤ 64 for the "
+                        "whole bot; stopped between decisions): `arena bots check BOT` lists every limit")
+    else:  # a machine without them is told what is missing
+        assert full == sandbox_report(Limits(evict_caches=True))
+    for weaker in (Limits(evict_caches=False), Limits(freeze=False, evict_caches=True),
+                   Limits(isolate=False, evict_caches=True)):
+        assert sandbox_report(weaker, brief=True) == sandbox_report(weaker), weaker
+
+
 def test_bwrap_command_binds_only_what_a_bot_needs(tmp_path):
     """The minimal root: system and interpreter read-only, the code read-only at /arena/bot,
     private tmpfs folders; never the project's referee/arena packages or results."""
