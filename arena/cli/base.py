@@ -115,9 +115,11 @@ tournament_app = typer.Typer(help="Run, list, show, rename and delete duplicate 
                              cls=_Group)
 app.add_typer(bots_app, name="bots")
 app.add_typer(tournament_app, name="tournament")
-# Piped or captured output is not cut to 80 columns: tables and messages stay whole
-# (COLUMNS, when set, still wins, as in a terminal).
-console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200)
+# Piped or captured output is not cut to 80 columns: tables are laid out in 200 and messages
+# are never wrapped, as on stderr (a new user saw the two wrap at different widths); COLUMNS,
+# when set, still wins, as in a terminal.
+_SIZED = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+console = Console(width=None if _SIZED else 200, soft_wrap=not _SIZED)
 err = Console(stderr=True, soft_wrap=True)
 
 

@@ -269,3 +269,23 @@ def test_entrants_with_the_same_elo_share_their_rank():
     elos = [1500.0, 1500.04, 1499.0, 1400.0, 1400.0]
     table = NS(order=[0, 1, 2, 3, 4], fit=NS(ratings=[NS(elo=e) for e in elos]))
     assert shared_ranks(table) == [1, 1, 3, 4, 4]
+
+
+def test_piped_output_wraps_no_message_and_lays_tables_out_in_200_columns():
+    """Issue 20 (new-user trial 3): piped, stdout wrapped its messages at 200 columns while
+    stderr never did. Now neither wraps a message; a table keeps within 200; COLUMNS wins."""
+    script = ("from rich.table import Table\n"
+              "from arena.cli.base import console, err\n"
+              "console.print('word ' * 80)\n"
+              "err.print('word ' * 80)\n"
+              "t = Table('name', 'note')\n"
+              "t.add_row('x', 'word ' * 80)\n"
+              "console.print(t)\n")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    lines = out.stdout.splitlines()
+    assert lines[0].rstrip() == ("word " * 80).rstrip() == out.stderr.splitlines()[0].rstrip()
+    assert max(len(line) for line in lines[1:]) <= 200 and len(lines) > 4, out.stdout  # the table's cell wraps
+    sized = subprocess.run([sys.executable, "-c", script], env=dict(env, COLUMNS="80"), capture_output=True,
+                           text=True, timeout=60).stdout
+    assert max(len(line) for line in sized.splitlines()) <= 80, sized
