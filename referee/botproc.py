@@ -92,6 +92,8 @@ class DecideError(grpc.RpcError):
 #: Errors of a decision after which the bot plays on (referee.match: ``bot-error``, ``malformed``),
 #: so it is frozen again; after the others the referee stops it (a crashed process must be
 #: free to exit for the crash to be seen).
+#: Seconds from thawing a bot for ``EndMatch`` to its SIGKILL, whatever it answers (:meth:`BotClient.end_match`).
+END_MATCH_S = 0.2
 FREEZE_AFTER = frozenset({grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.RESOURCE_EXHAUSTED})
 
 _ROOT_PREFIX = "belote-referee-"
@@ -475,7 +477,7 @@ class BotClient:
             self.channel = None
         proc = self.process
         if proc is not None:
-            for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+            for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0))[0 if grace_s > 0 else 1:]:
                 try:
                     os.killpg(proc.pid, sig)
                 except ProcessLookupError:
@@ -548,14 +550,28 @@ class BotClient:
             if self._freezer is not None:
                 self._freezer.freeze()
 
-    def end_match(self, request: pb.EndMatchRequest, timeout_s: float = 1.0) -> None:
+    def end_match(self, request: pb.EndMatchRequest) -> None:
         """``EndMatch``, the bot thawed for good first (it is about to be stopped), after the CPU
-        caches are cleared as before a turn (:meth:`clear_caches`)."""
+        caches are cleared as before a turn (:meth:`clear_caches`); ``close(0)`` follows (SIGKILL,
+        no grace for a SIGTERM handler).
+
+        Takes :data:`END_MATCH_S` seconds whatever the bot does: its answer, late or never, and a
+        SIGTERM handler cannot move the moment its table's processes end, after which the other
+        table's start (red team 50: a bot answered ``EndMatch`` at a chosen phase of the clock,
+        and its processes at the next table, where its hand was an opponent's, read the bit
+        from their own start time: 40 of 40 bits).
+
+        Raises:
+            grpc.RpcError: never (a failed ``EndMatch`` is ignored: it is a notification).
+        """
+        until = time.monotonic() + END_MATCH_S
         if self._freezer is not None:
             with contextlib.suppress(OSError):  # a helper gone: the match still ends
                 self.clear_caches()
             self._freezer.release()
-        self.stub.EndMatch(request, timeout=timeout_s)
+        with contextlib.suppress(grpc.RpcError):
+            self.stub.EndMatch(request, timeout=max(0.01, until - time.monotonic()))
+        time.sleep(max(0.0, until - time.monotonic()))
 
     def freezes(self) -> str | None:
         """How the bot is stopped between its decisions (:attr:`referee.sandbox.Freezer.how`), or None."""

@@ -239,19 +239,21 @@ class _Seat:
         return client, False
 
     def close(self) -> None:
+        """The seat's process killed (SIGKILL, no grace: when its table's processes end must not
+        be the bot's to choose; :meth:`referee.botproc.BotClient.end_match`)."""
         if self.client is not None:
-            self.client.close()
+            self.client.close(0)
             self.client = None
 
     async def aclose(self, threads: ThreadPoolExecutor) -> None:
         """:meth:`close` from the match's event loop: its ``grpc.aio`` channel closed there first,
-        then the process stopped on one of ``threads`` (up to 2.5 s for a stuck bot), so the
-        other table's decisions are not held up."""
+        then the process killed on one of ``threads`` (up to 2 s for the kernel to end it), so
+        the other table's decisions are not held up."""
         client = self.client
         if client is not None:
             await client.aclose_aio()
             self.client = None
-            await asyncio.get_running_loop().run_in_executor(threads, client.close)
+            await asyncio.get_running_loop().run_in_executor(threads, client.close, 0)
 
 
 def _waits(n: int) -> str:
