@@ -160,7 +160,7 @@ def check_bot(folder: str | Path, *, ruleset: Ruleset | None = None, boards: int
         return report
     except grpc.RpcError as e:
         client.close()
-        report.problems.append(f"GetBotInfo failed: {e.code().name} {e.details()}")
+        report.problems.append(f"GetBotInfo failed: {e.code().name} {printable(e.details() or '', 300)}")  # bot-supplied
         return report
     except BaseException:
         client.close()

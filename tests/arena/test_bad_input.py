@@ -228,6 +228,24 @@ def test_bot_text_with_escape_codes_and_markup_is_shown_inert(tmp_path):
     assert r"\x1b]0;PWNED\x07" in text
 
 
+def test_a_failed_get_bot_info_is_shown_inert(tmp_path, monkeypatch):
+    """Red team 50 (``infoinject``): GetBotInfo aborted with escape codes, U+202E and a fake
+    line in its status text, and `arena bots check` printed them raw."""
+    import grpc
+
+    from referee.botproc import BotClient, DecideError
+
+    def evil_info(self, timeout_s: float = 2.0):
+        raise DecideError(grpc.StatusCode.UNKNOWN, "\x1b[2J\x1b[32m\u202eok\r\nFAKE: all checks passed")
+
+    monkeypatch.setattr(BotClient, "info", evil_info)
+    r = cli("bots", "check", SAMPLES / "random")
+    text = output(r)
+    assert r.exit_code == 1 and "GetBotInfo failed: UNKNOWN" in text, text
+    assert "\x1b" not in text and "\u202e" not in text and "\r" not in text, text
+    assert r"\x1b[2J\x1b[32m\u202eok\x0d" in text and "FAKE: all checks passed" not in text.splitlines(), text
+
+
 def test_export_to_a_file_or_an_impossible_folder_is_refused(tmp_path):
     """Issue 14 item 6: `arena export --out EXISTING_FILE` printed a traceback."""
     db = tmp_path / "a.duckdb"
