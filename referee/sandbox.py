@@ -552,11 +552,13 @@ class Freezer:
 
     #: How long a freeze may take before it gives up (a task stuck in the kernel).
     STOP_S = 0.5
-    #: Whether a freeze by the cgroup waits until the kernel says every task is stopped.  Off:
-    #: the write returns once running tasks have been kicked (no user code of the bot runs
-    #: after it), and the kernel stops the sleeping ones on its own; waiting for that costs
-    #: ~1.1 ms a decision on a gRPC bot of ~20 threads (bench/RESULTS.md), not waiting 45 µs.
-    WAIT_FROZEN = False
+    #: Whether a freeze by the cgroup waits until the kernel says every task is stopped (at most
+    #: :attr:`STOP_S`).  On: no user code of the bot runs after the write, but kernel work it
+    #: started runs to its end first, and red team 50's bot ``munmap``-ed 256 MiB as its answer
+    #: left, ~12 ms of CPU a decision taken from the next seat; waiting, that time is the bot's
+    #: own (before the next seat is thawed).  It costs 40–1,100 µs a decision on a gRPC bot of
+    #: ~20 threads, by load (bench/RESULTS.md), against 36 µs not waiting.
+    WAIT_FROZEN = True
 
     def __init__(self, *, cgroup: Cgroup | None = None, init: int | None = None, pgid: int | None = None) -> None:
         self._lock = threading.Lock()
