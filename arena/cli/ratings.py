@@ -176,7 +176,8 @@ def ratings(
                drop=("field", "MP%", "LOS>next", "Δnext"))
     console.print("LOS>next: probability this bot is stronger than the next one down; Δnext: the Elo difference "
                   + ("(its 95% interval: in a wider terminal or with --json)" if compact else "with its 95% interval")
-                  + ", * = significant (the interval excludes 0, LOS > 97.5%). "
+                  + ", * = significant (the interval excludes 0: LOS > 97.5%, or > 95% for an open-ended interval after a "
+                  "sweep). "
                   "field: points per table above the field's average on the same cards; MP%: share of the "
                   "field's tables with the same cards beaten. See README, \"Reading the ratings\".",
                   style="dim", highlight=False)

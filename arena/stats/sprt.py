@@ -167,9 +167,14 @@ def fixed_sample_size(elo0: float, elo1: float, alpha: float, beta: float, draw_
 MAX_BOARDS_FACTOR = 2.0
 
 
+#: The share of simulated tests ending undecided (at H0 or H1) from which :func:`max_boards_warning` warns.
+UNDECIDED_WARN = 0.05
+
+
 def max_boards_warning(settings: "SprtSettings", draw_rate: float = 0.1, reps: int = 200,
                        seed: int = 1) -> str | None:
-    """A warning when ``max_boards`` is below about twice the fixed-sample size, else None.
+    """A warning when ``max_boards`` is below about twice the fixed-sample size and at least
+    :data:`UNDECIDED_WARN` of ``reps`` simulated tests end undecided at H0 or H1, else None.
 
     A truncated SPRT stops undecided when it reaches ``max_boards``; below
     about ``MAX_BOARDS_FACTOR`` × :func:`fixed_sample_size` that happens often
@@ -184,6 +189,8 @@ def max_boards_warning(settings: "SprtSettings", draw_rate: float = 0.1, reps: i
         return None
     at0 = simulate(settings.elo0, draw_rate, settings, reps=reps, seed=seed).inconclusive
     at1 = simulate(settings.elo1, draw_rate, settings, reps=reps, seed=seed + 1).inconclusive
+    if max(at0, at1) < UNDECIDED_WARN:  # the simulation says it is enough (new-user trial 4: "0%, 1%" warned)
+        return None
     return (f"--max-boards {settings.max_boards} is below about twice the {fixed} board pairs a fixed-size "
             f"test of these hypotheses and errors needs ({draw_rate:.0%} draws assumed): simulated, "
             f"{at0:.0%} of such tests end undecided when H0 holds, {at1:.0%} when H1 holds. "

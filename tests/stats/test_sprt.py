@@ -193,7 +193,7 @@ def test_arena_sprt_end_to_end(tmp_path: Path) -> None:
     first = arena(*args)
     assert first.returncode == 0, first.stderr
     assert "random@1.0.0, classic (declarations=on contree=on)" in first.stdout  # RULES.md §6.4 options, issue 20 item 4
-    assert "H1 accepted: heuristic@1.0.0 is stronger than random@1.0.0" in first.stdout
+    assert "H1 accepted: heuristic@1.0.0 - random@1.0.0 = " in first.stdout
     assert "board pairs: " in first.stdout
     with Store.open(db, read_only=True) as store:  # stored with the test, as a tournament's are
         assert store.play_settings("t") == {"decision_ms": 800, "max_faults": 3, "cpu_s": 0, "memory_mib": 1024,
@@ -243,6 +243,8 @@ def test_max_boards_below_twice_the_fixed_size_is_warned_about() -> None:
     assert "24% of such tests end undecided when H0 holds, 28% when H1 holds" in text
     assert max_boards_warning(SprtSettings(elo0=0.0, elo1=20.0, max_boards=5888)) is None
     assert max_boards_warning(SprtSettings(elo0=0.0, elo1=50.0, max_boards=2000)) is None
+    # below twice the fixed size (34) but the simulation finds ~0% undecided: no warning (new-user trial 4)
+    assert max_boards_warning(SprtSettings(elo0=0.0, elo1=200.0, max_boards=60)) is None
 
 
 def test_arena_sprt_warns_once_the_test_can_be_played(tmp_path) -> None:
@@ -256,10 +258,17 @@ def test_arena_sprt_warns_once_the_test_can_be_played(tmp_path) -> None:
     same = CliRunner().invoke(app, ["sprt", "random", "random", "--elo1", "20", "--db", db])
     assert same.exit_code != 0 and "A and B are the same bot" in same.output
     assert "warning" not in same.output
+    workers = CliRunner().invoke(app, ["sprt", "random", "greedy", "--workers", "2", "--db", db])
+    assert workers.exit_code == 2 and "arena sprt has no --workers" in workers.output, workers.output
     played = CliRunner().invoke(app, ["sprt", "random", "greedy", "--elo1", "20", "--max-boards", "4", "--db", db])
     assert played.exit_code == 0, played.output
     assert "warning: --max-boards 4 is below about twice the 2944 board pairs" in played.output
     assert "no decision after 4 board pairs" in played.output
+    # a refused resume says only why (new-user trial 4: the warning came first)
+    again = CliRunner().invoke(app, ["sprt", "random", "greedy", "--elo1", "20", "--max-boards", "4",
+                                     "--time-bank-ms", "500", "--db", db])
+    assert again.exit_code == 1 and "fixed once it is created" in again.output, again.output
+    assert "warning" not in again.output, again.output
     # listed as undecided, not "complete" (the new-user trial); a decided test is listed "decided"
     listed = CliRunner().invoke(app, ["tournament", "list", "--json", "--db", db])
     assert [t["status"] for t in json.loads(listed.stdout)] == ["undecided"], listed.output
