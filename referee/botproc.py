@@ -278,11 +278,12 @@ class BotClient:
                     raise BotStartError(f"{self.name}: stopped while it started")
                 if self.process is None or self.process.poll() is not None:
                     raise BotStartError(f"{self.manifest.key} {self.exit_description()} at start-up{self._quoted()}")
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline:  # what it printed, if anything (new-user trial 4: shown nowhere)
+                    printed = f"; it printed{self._quoted()}" if self.log_tail() or not self.quote_output else ""
                     raise BotStartError(f"{self.manifest.key} did not listen on its socket within "
                                         f"{self.startup_s:g} s: a slow start or an overloaded machine (or a bot that "
                                         "never serves: it must listen on BELOTE_BOT_LISTEN, as the SDK's serve() does; "
-                                        "docs/PROTOCOL.md §2)", slow=True)
+                                        f"docs/PROTOCOL.md §2){printed}", slow=True)
                 time.sleep(0.005)
             target = f"unix:{self._pin_socket(sock)}"
         self.target = target

@@ -27,8 +27,8 @@ START_WORDS = (
     (("exited with status", "was killed by signal"),
      "the bot's process ended at start-up (not retried: its own error, in the detail)"),
     (("did not listen on its socket within", "accepted no gRPC connection within", "did not start within"),
-     "the bot did not accept a connection within the start-up time at any of its 3 starts: a slow start "
-     "or an overloaded machine"),
+     "the bot did not accept a connection within the start-up time at any of its 3 starts: a slow start, "
+     "an overloaded machine, or a bot that never serves gRPC on its socket (what it printed is in the detail)"),
 )
 
 

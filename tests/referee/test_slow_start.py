@@ -90,7 +90,8 @@ def test_a_start_slow_every_time_is_charged_after_its_starts_in_plain_words(tmp_
     assert sorted(p.name for p in marker.iterdir()) == ["slow-0", "slow-1"]
     assert seat.start_error == ("slowstart@1.0.0 did not listen on its socket within 2 s: a slow start or an "
                                 "overloaded machine (or a bot that never serves: it must listen on BELOTE_BOT_LISTEN, "
-                                "as the SDK's serve() does; docs/PROTOCOL.md §2) (2 starts, 1 s apart)")
+                                "as the SDK's serve() does; docs/PROTOCOL.md §2); it printed: slowstart: not "
+                                "listening on this first start (2 starts, 1 s apart)")  # what it said (trial 4)
     assert not leftover_processes(tmp_path)
 
 
