@@ -153,6 +153,20 @@ def test_an_open_ladder_is_shown_as_a_ladder_without_a_total(tmp_path):
     r = cli("tournament", "show", "cup:ladder", "--db", db)
     assert r.exit_code == 0 and "0 stored (a competition's ladder" in output(r) and " of " not in output(r).split(
         "board pairs", 1)[1].splitlines()[0], output(r)
+    # the web pages too (new-user trial 4: "92 of 12 stored", "4 per pair", a live-progress link)
+    from fastapi.testclient import TestClient
+
+    from arena.web import create_app
+
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
+        page = " ".join(c.get("/tournaments/cup%3Aladder").text.split())
+        index = " ".join(c.get("/").text.split())
+    assert "blocks of" in page and "stored (a competition's ladder: they grow until it is closed)" in page, page
+    assert " of " not in page.split('data-testid="stored">', 1)[1][:40] and "/live" not in page, page
+    assert '<td class="num">0 / ' not in index.split("cup:ladder", 1)[1][:400], index
     with Store.open(db) as s:
         s.set_tournament_status(ladder_tournament("cup"), Status.COMPLETE)
         assert s.get_tournament("cup:ladder").status != "ladder"  # closed: shown as any tournament
+    with TestClient(create_app(db), base_url="http://127.0.0.1") as c:
+        page = " ".join(c.get("/tournaments/cup%3Aladder").text.split())
+    assert "per pair, each at two tables" in page, page  # closed: shown as any tournament

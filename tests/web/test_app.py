@@ -271,6 +271,8 @@ def test_index_json_is_newest_first_with_the_game_in_words(client, demo_db):
     assert demo["summary"] == f"classic · declarations on · contrée off · {DEMO_BOARDS} boards a pair"
     created = [t["created_at"] for t in out["tournaments"]]
     assert created == sorted(created, reverse=True)
+    # a complete tournament links no live progress (new-user trial 4); a running one does (below)
+    assert demo["status"] == "complete" and f"/tournaments/{DEMO}/live" not in client.get(f"/tournaments/{DEMO}").text
 
 
 def _running_tournament(tmp_path):
@@ -301,6 +303,7 @@ def test_the_live_progress_counts_the_tables_of_the_blocks_in_flight(tmp_path):
             got = c.get("/api/tournaments/t/progress").json()
             assert (got["status"], got["stored"], got["tables_in_flight"]) == ("running", 0, 7)
             assert "7 tables played in blocks not stored yet" in c.get("/tournaments/t/live").text
+            assert 'href="/tournaments/t/live"' in c.get("/tournaments/t").text
             lock.note(tables_in_flight=0)
             assert c.get("/api/tournaments/t/progress").json()["tables_in_flight"] == 0
             lock.note(tables_in_flight=5)
