@@ -311,6 +311,7 @@ class _PoolExecutor:
         self._units: Dispatcher | None = None
         self._stopping = False
         self._closed = False
+        self._broken = False  # a worker process died: what it had yet to send will never come
 
     # subclasses: self._pool, self._queue, self._stop, _submit(unit)
     def start(self, work: Work, units: Dispatcher) -> None:
@@ -327,7 +328,7 @@ class _PoolExecutor:
                 self._pending[unit.number] = self._submit(unit)
             except BrokenProcessPool:  # a worker died: what it played is stored, the rest is not started
                 self._units.release(unit.number)
-                self._stopping = True
+                self._stopping = self._broken = True
                 error = "a worker process died (killed?): its unit is not finished; run again to resume"
                 if error not in self._errors:
                     self._errors.append(error)
@@ -345,6 +346,7 @@ class _PoolExecutor:
             try:
                 count, error = f.result()
             except BrokenProcessPool:
+                self._stopping = self._broken = True
                 count, error = None, "a worker process died (killed?): its unit is not finished; run again to resume"
             except Exception as e:  # noqa: BLE001
                 count, error = None, repr(e)
@@ -385,8 +387,10 @@ class _PoolExecutor:
         self._reap()
         if self._pending or (self._units is not None and not self._units.exhausted and not self._stopping):
             return False
-        # every reported board pair is in (a queue delivers a moment after the task returns)
-        return all(self._received.get(n, 0) >= c for n, c in self._expected.items())
+        # every reported board pair is in (a queue delivers a moment after the task returns), or
+        # the pool broke: a killed worker's queue feeder may have held board pairs its task had
+        # reported (a suite run waited for them for an hour); they are played again on a rerun
+        return self._broken or all(self._received.get(n, 0) >= c for n, c in self._expected.items())
 
     def stop(self) -> None:
         self._stopping = True

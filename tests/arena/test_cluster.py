@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -60,19 +62,33 @@ def test_local_cluster_with_a_worker_killed_gives_the_results_of_one_worker(tmp_
     ex = DaskExecutor("local:2")  # 3 units (the matches) on 2 worker processes
     assert ex.workers() == 2
     killed: list[int] = []
+    over = threading.Event()
 
-    def kill_a_busy_worker(done: int, total: int) -> None:
-        if killed or done >= total:
-            return
-        busy = [w for w, keys in ex.client.processing().items() if keys]
-        if busy:
-            pid = ex.client.run(os.getpid, workers=[busy[0]])[busy[0]]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+    def kill_a_busy_worker() -> None:
+        """Kill the first worker seen playing a unit, after the first board pairs are stored
+        (waited for as conditions: a fresh clone under load found no worker busy at the
+        moments board pairs came in, a field of 3 playing one match at a time)."""
+        while not over.is_set() and not stored:
+            time.sleep(0.05)
+        while not over.is_set():
+            busy = [w for w, keys in ex.client.processing().items() if keys]
+            if busy:
+                pid = ex.client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                return
+            time.sleep(0.05)
 
-    with Store.open(db) as store:
-        s = tournament.run(store, NAME, executor=ex, on_progress=kill_a_busy_worker)
-    assert killed, "no worker was busy when the first board pairs came in: nothing was killed"
+    stored: list[int] = []
+    killer = threading.Thread(target=kill_a_busy_worker)
+    killer.start()
+    try:
+        with Store.open(db) as store:
+            s = tournament.run(store, NAME, executor=ex, on_progress=lambda done, total: stored.append(done))
+    finally:
+        over.set()
+        killer.join()
+    assert killed, "no worker was seen busy after the first board pairs: nothing was killed"
     assert not s.errors, s.errors
     assert (s.played, s.total, s.interrupted) == (3 * BOARDS, 3 * BOARDS, False)
     assert _rows(db) == _rows(ref)
