@@ -387,6 +387,18 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code=code)
 
 
+def check_tournament_name(name: str) -> None:
+    """Refuse a tournament name that is blank, starts or ends with a space, holds a '/' or a
+    control character (new-user trial 4: ' ' was a tournament, an empty link on the web).
+
+    Raises:
+        typer.Exit: code 2, naming the name and the rule.
+    """
+    if not name.strip() or name != name.strip() or "/" in name or any(not c.isprintable() for c in name):
+        raise fail(f"tournament name {name!r} must be non-empty, without '/', control characters, or spaces at "
+                   "either end", code=2)
+
+
 def refuse_if_running(db: Path) -> None:
     """Refuse a command that would play in ``db`` while another arena plays a tournament there,
     before anything is checked or written (a refused `arena sprt` had stored its test first).

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from .base import DEFAULT_DB, DbOption, console, did_you_mean, fail, open_store, tournament_app
+from .base import (DEFAULT_DB, DbOption, check_tournament_name, console, did_you_mean, fail, open_store,
+                   tournament_app)
 
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")]
 
@@ -88,8 +89,7 @@ def tournament_rename(
     """
     from ..store import StoreError
 
-    if not new or "/" in new or any(not c.isprintable() for c in new):
-        raise fail(f"tournament name {new!r} must be non-empty, without '/' or control characters", code=2)
+    check_tournament_name(new)
     _refuse_running(db, old, new)
     store = open_store(db, must_exist=True)
     try:

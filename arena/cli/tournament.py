@@ -25,6 +25,7 @@ from ..report.render import plural, print_trimmed, show_table
 from ..play.schedule import new_seed
 from ..store.model import Status
 from .base import (
+    check_tournament_name,
     discard_if_empty,
     refuse_if_running,
     stopped_before_play,
@@ -146,8 +147,7 @@ def tournament_run(
     from referee.manifest import load_manifest
 
     chosen = _parse_options(option)
-    if not name or "/" in name or any(not c.isprintable() for c in name):
-        raise fail(f"tournament name {name!r} must be non-empty, without '/' or control characters", code=2)
+    check_tournament_name(name)
     refuse_if_running(db)
     log_dir = _logs_folder(logs)
     if records is not None:  # refused before anything is written

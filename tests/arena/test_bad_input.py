@@ -329,6 +329,8 @@ def test_new_user_trial_mistakes_get_clear_answers(tmp_path):
     refused(cli("bots", "check", bot), "unknown field 'ruleset' (did you mean 'rulesets'?)", code=1)
     refused(cli("match", "--bot", SAMPLES / "random", "--boards", 1), "give exactly two --bot options", code=2)
     refused(cli("tournament", "run", "a/b", "--db", tmp_path / "a.duckdb"), "must be non-empty, without '/'", code=2)
+    for blank in (" ", " t", "t "):  # new-user trial 4: ' ' was a tournament, an empty link on the web
+        refused(cli("tournament", "run", blank, "--db", tmp_path / "a.duckdb"), "spaces at either end", code=2)
     refused(cli("tournament", "run", "line\nbreak", "--db", tmp_path / "a.duckdb"), "control characters", code=2)
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
