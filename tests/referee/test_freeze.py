@@ -176,6 +176,34 @@ def test_a_waiting_partner_takes_no_cpu_from_the_deciding_bot(tmp_path):
     assert got[False][0] >= 10, got  # the control: three spinners on two cores take CPU while B decides
 
 
+@pytest.mark.guard(120)
+@pytest.mark.parametrize("wait", [True, False], ids=["waited", "control"])
+def test_kernel_work_a_bot_starts_as_it_answers_runs_in_its_own_time(tmp_path, monkeypatch, wait):
+    """Red team 50 (``exitsteal``): a bot unmapped 256 MiB of touched pages as its answer left;
+    the kernel's freeing went on after the freeze was asked for, beside the next seat (~12 ms a
+    decision).  A freeze now waits until the kernel says every task is stopped: once the referee
+    goes on, the bot uses not one clock tick (10 decisions, 0.3 s each after).  The control,
+    not waiting (``WAIT_FROZEN`` off, as before), sees the bot's CPU run on."""
+    monkeypatch.setattr(sandbox.Freezer, "WAIT_FROZEN", wait)
+    folder = bot_folder(tmp_path, "unmapper")
+    client = BotClient(load_manifest(folder), limits=Limits())
+    try:
+        _start(client)
+        after = 0
+        for _ in range(10):
+            _decide(client)  # answered, then frozen
+            before = _sandbox_cpu_ticks(client)
+            time.sleep(GAP_S * 0.6)  # the next seat's turn
+            after += _sandbox_cpu_ticks(client) - before
+    finally:
+        client.close()
+    if wait:
+        assert after == 0, after
+    else:
+        assert after >= 3, after  # the freeing of 10 × 192 MiB ran on (~5 ticks a decision)
+    assert_no_leftovers(tmp_path)
+
+
 def _states(client: BotClient) -> list[str]:
     """The state letter of every task of the bot's sandbox, read on the host."""
     ns, states = os.stat(f"/proc/{client._sandbox.child}/ns/pid").st_ino, []
