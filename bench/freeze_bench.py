@@ -4,8 +4,8 @@ Run: ``python bench/freeze_bench.py [--boards N] [--rounds R]``.
 
 A duplicate match of ``sample_bots/random`` against itself (8 sandboxed bot processes)
 over ``--boards`` boards, with freezing (``Limits(freeze=True)``) and without, alternating
-for ``--rounds`` rounds, each way of freezing this machine offers: the freezer cgroup (as
-the referee does it, and waiting after each freeze until the kernel says all is stopped),
+for ``--rounds`` rounds, each way of freezing this machine offers: the freezer cgroup, waiting after each freeze
+until the kernel says all is stopped (as the referee does since red team 50) and not waiting,
 and signals through the sandbox's ``/proc`` (as without cgroups: ``cgroup_folders``
 emptied, ``weak_limits``).  Printed: the match's wall time per bot call, the ratio to the
 unfrozen match of the same round, and the referee's time per decision in
@@ -52,8 +52,8 @@ def main() -> None:
     with_cgroups = sandbox.cgroup_folders()
     print(sandbox.report(sandbox.Limits()))
     print(f"load average before: {open('/proc/loadavg').read().split()[:3]}")
-    ways = {"unfrozen": (with_cgroups, False), "freezer cgroup": (with_cgroups, True),
-            "freezer cgroup, waiting for FROZEN": (with_cgroups, True), "signals": ({}, True)}
+    ways = {"unfrozen": (with_cgroups, False), "freezer cgroup, not waiting (before red team 50)": (with_cgroups, True),
+            "freezer cgroup, waiting for FROZEN (the referee's)": (with_cgroups, True), "signals": ({}, True)}
     per_call = {w: [] for w in ways}
     ratio = {w: [] for w in ways}
     costs = {w: {"freeze": [], "thaw": []} for w in ways}
@@ -63,7 +63,7 @@ def main() -> None:
             sandbox.cgroup_folders = lambda folders=folders: folders
             for k in spent:
                 spent[k] = [0.0, 0]
-            sandbox.Freezer.WAIT_FROZEN = "waiting" in way
+            sandbox.Freezer.WAIT_FROZEN = "waiting for FROZEN" in way
             wall, calls = match_once(sandbox.Limits(freeze=freeze, weak_limits=not folders), args.boards)
             per_call[way].append(wall / calls * 1000)
             base = base or wall / calls
