@@ -455,6 +455,10 @@ def resolve_bot(spec: str, registered: list) -> tuple[str, object]:
 
         if load_manifest(sample).version == version:  # the sample as shipped, by its key (`greedy@1.0.0`)
             return "folder", sample
+    versions = [b.version for b in sorted(registered, key=lambda b: b.submitted_at) if b.name == name]
+    if version and versions:  # a registered name with another version (new-user trial 4: versions not said)
+        raise ValueError(f"{spec!r}: {name} has no version {version!r}; registered versions: {', '.join(versions)} "
+                         f"(give {name}@VERSION, or {name} alone for the newest)")
     known = sorted({b.name for b in registered} | set(HOUSE_BOTS))
     raise ValueError(f"{spec!r} is not a bot folder (holding bot.toml), a registered bot or a sample bot; "
                      f"known names: {', '.join(known)} (see `arena bots list`)")

@@ -175,6 +175,13 @@ def test_resolve_bot(tmp_path: Path) -> None:
         sp.resolve_bot("greedy@9.9.9", [])  # a version that was never shipped
     with pytest.raises(ValueError, match="known names: expert, greedy, heuristic, random"):
         sp.resolve_bot("nobody", [])
+    # a registered name with a version it never had: its versions are said (new-user trial 4)
+    from types import SimpleNamespace
+
+    mine = [SimpleNamespace(name="pybot", version=v, key=f"pybot@{v}", submitted_at=k, path="/x")
+            for k, v in enumerate(("1.0.0", "1.1.0"))]
+    with pytest.raises(ValueError, match=r"pybot has no version '9.9'; registered versions: 1.0.0, 1.1.0"):
+        sp.resolve_bot("pybot@9.9", mine)
 
 
 @pytest.mark.slow
