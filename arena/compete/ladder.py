@@ -49,8 +49,6 @@ import time
 import traceback
 from dataclasses import dataclass
 
-import numpy as np
-
 from referee.manifest import load_manifest
 from referee.match import Entrant, MatchConfig
 from referee.records import BoardPairResult, printable
@@ -59,7 +57,7 @@ from referee.sandbox import Limits
 from ..play.executors import Unit, Work, play_unit
 from ..play.schedule import new_seed
 from ..report.tables import rating_table
-from ..store import BoardPairRows, Competition, LadderUnit, Store, StoreError, Tournament, Version, match_id
+from ..store import Competition, LadderUnit, Store, StoreError, Tournament, Version, match_id
 from ..store.compete import final_tournament, ladder_tournament
 from .final import play_in_server
 from . import challenge
@@ -91,18 +89,6 @@ def ensure_ladder(store: Store, c: Competition) -> Tournament:
     if t is None:
         t = store.create_tournament(name, c.ruleset, c.options, new_seed(), c.policy["block_boards"], secret=True)
     return t
-
-
-def _rows_without_own(rows: BoardPairRows, owners: dict[str, str]) -> BoardPairRows:
-    """``rows`` without the board pairs between two versions of one owner."""
-    names = rows.entrants
-    keep = [owners.get(names[a]) is None or owners.get(names[a]) != owners.get(names[b])
-            for a, b in zip(rows.a, rows.b)]
-    if all(keep):
-        return rows
-    m = np.asarray(keep, bool)
-    return BoardPairRows(entrants=names, a=rows.a[m], b=rows.b[m], board=rows.board[m], margin=rows.margin[m],
-                         forfeit_a=rows.forfeit_a[m], forfeit_b=rows.forfeit_b[m])
 
 
 @dataclass(frozen=True)
@@ -157,8 +143,7 @@ def _standings(store, competition: str, versions: list[Version], units: list[Lad
         count[u.version_a] = count.get(u.version_a, 0) + 1
         count[u.version_b] = count.get(u.version_b, 0) + 1
     versions = [v for v in versions if v.status == "active" or count.get(v.id)]
-    owners = {v.key: v.participant for v in versions}
-    table = rating_table(_rows_without_own(store.board_pair_results(tournament=ladder_tournament(competition)), owners))
+    table = rating_table(store.board_pair_results(tournament=ladder_tournament(competition)))  # own versions' left out
     fitted = {}
     if table is not None:
         for i, r in enumerate(table.fit.ratings):

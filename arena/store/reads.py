@@ -246,12 +246,20 @@ class ResultReads:
         :attr:`Tournament.variant_options`), in one rating list. ``entrants`` are those
         with a stored board pair (a match just begun adds none). The board pairs an SPRT
         test stored past its decision (played while its last block finished:
-        :mod:`arena.stats.sprt`) are left out: a test counts what its decision used."""
+        :mod:`arena.stats.sprt`) are left out: a test counts what its decision used; so are a
+        competition ladder's board pairs between two versions of one participant (placed, never
+        rated against each other: the new-user trial saw the ladder's page rate them)."""
         where = "WHERE (?::VARCHAR IS NULL OR tournament = ?) AND (?::VARCHAR IS NULL OR ruleset = ?)"
         params: list = [tournament, tournament, ruleset, ruleset]
         if tournaments is not None:
             where += " AND list_contains(?::VARCHAR[], tournament)"
             params.append(list(tournaments))
+        if self._has_table("compete_versions"):  # a ladder's placement between one owner's versions: unrated
+            where += """ AND NOT EXISTS (
+                SELECT 1 FROM compete_versions va JOIN compete_versions vb USING (competition, participant)
+                WHERE matches.tournament = va.competition || ':ladder'
+                  AND matches.entrant_a = va.bot_name || '@' || va.bot_version
+                  AND matches.entrant_b = vb.bot_name || '@' || vb.bot_version)"""
         with_ = f"""
             WITH m AS (SELECT match_id, entrant_a, entrant_b FROM matches {where}
                        AND match_id IN (SELECT match_id FROM board_pairs)),

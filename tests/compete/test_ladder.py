@@ -95,6 +95,10 @@ def test_the_ladder_places_new_versions_and_rates_heuristic_over_greedy_over_ran
         assert own == [(8,)]
         units_of = {k: s.units for k, s in by_key.items()}
         assert by_key["anns@1.0.0"].boards == (units_of["anns@1.0.0"] - 1) * 8
+        # every reader of the ladder's board pairs (its web page, `arena ratings`) leaves them out too:
+        # the new-user trial saw the page rate ann's own pair
+        rated = hub.run(lambda s: s.board_pair_results(tournament=ladder_tournament("cup")))
+        assert len(rated.a) == 14 * 8 - 8
         assert all(math.isfinite(st.elo) for st in table)
         print(f"\n14 blocks of 8 boards in {elapsed:.1f} s: " +
               ", ".join(f"{st.version.key} {st.elo:.0f} [{st.ci_low:.0f}, {st.ci_high:.0f}]" for st in table))
