@@ -89,11 +89,11 @@ class DecideError(grpc.RpcError):
         return self._details
 
 
+#: Seconds from thawing a bot for ``EndMatch`` to its SIGKILL, whatever it answers (:meth:`BotClient.end_match`).
+END_MATCH_S = 0.2
 #: Errors of a decision after which the bot plays on (referee.match: ``bot-error``, ``malformed``),
 #: so it is frozen again; after the others the referee stops it (a crashed process must be
 #: free to exit for the crash to be seen).
-#: Seconds from thawing a bot for ``EndMatch`` to its SIGKILL, whatever it answers (:meth:`BotClient.end_match`).
-END_MATCH_S = 0.2
 FREEZE_AFTER = frozenset({grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.RESOURCE_EXHAUSTED})
 
 _ROOT_PREFIX = "belote-referee-"
@@ -478,7 +478,8 @@ class BotClient:
             self.channel = None
         proc = self.process
         if proc is not None:
-            for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0))[0 if grace_s > 0 else 1:]:
+            term = ((signal.SIGTERM, grace_s),) if grace_s > 0 else ()  # no grace: SIGKILL at once
+            for sig, wait in (*term, (signal.SIGKILL, 2.0)):
                 try:
                     os.killpg(proc.pid, sig)
                 except ProcessLookupError:
