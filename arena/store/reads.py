@@ -83,7 +83,7 @@ class TournamentReads:
         if self.path is not None:  # an in-memory database has no other process to ask
             holder = RunLock(self.path).holder()
             shown = _shown_status(status, int(pairs), total, bool(holder) and holder.get("tournament") == name)
-        if status != Status.COMPLETE.value and self._is_open_ladder(n):  # no total: "72 of 4 stored, complete"
+        if status != Status.COMPLETE.value and self.is_ladder(n):  # no total: "72 of 4 stored, complete"
             shown = Status.LADDER.value
         if shown in (Status.INTERRUPTED.value, Status.COMPLETE.value):  # an `arena sprt` test says how it ended
             ended = self._sprt_ended(name)
@@ -222,9 +222,10 @@ class TournamentReads:
         rows = self._query("SELECT workers FROM tournament_settings WHERE tournament = ?", [tournament])
         return rows[0][0] if rows else None
 
-    def _is_open_ladder(self, tournament: str) -> bool:
-        """Whether ``tournament`` is the ladder of a competition (``NAME:ladder``; not yet closed
-        when its stored status is not complete)."""
+    def is_ladder(self, tournament: str) -> bool:
+        """Whether ``tournament`` is the ladder of a competition (``NAME:ladder`` of a stored
+        competition; still open when its stored status is not complete): blocks of boards,
+        played until the competition closes, with no total to reach."""
         name, ladder, rest = tournament.rpartition(":ladder")
         return bool(ladder) and not rest and self._has_table("competitions") and bool(
             self.con.execute("SELECT 1 FROM competitions WHERE name = ?", [name]).fetchall())
@@ -258,6 +259,7 @@ class ResultReads:
             where += """ AND NOT EXISTS (
                 SELECT 1 FROM compete_versions va JOIN compete_versions vb USING (competition, participant)
                 WHERE matches.tournament = va.competition || ':ladder'
+                  AND va.status IN ('active', 'retired') AND vb.status IN ('active', 'retired')
                   AND matches.entrant_a = va.bot_name || '@' || va.bot_version
                   AND matches.entrant_b = vb.bot_name || '@' || vb.bot_version)"""
         with_ = f"""

@@ -323,7 +323,7 @@ def create_app(db: str | Path, *, allowed_hosts: list[str] | None = None,
         t["summary"] = views.describe(t)
         board = views.leaderboard(s, name)
         order = [f"{r['name']}@{r['version']}" for r in board["ratings"]]
-        return page(request, "tournament.html", t=t, board=board, h2h=views.head_to_head(s, name, order or None),
+        return page(request, "tournament.html", t=t, ladder=s.is_ladder(name), board=board, h2h=views.head_to_head(s, name, order or None),
                     matches=views.matches(s, name))
 
     @app.get("/sprt/{name}", response_class=HTMLResponse, include_in_schema=False)

@@ -107,7 +107,8 @@ def index(store: Store) -> dict:
 
     Returns:
         ``{"tournaments": [...], "sprt": [...]}``: ``tournaments`` as
-        :func:`tournaments` with ``summary`` (:func:`describe`), newest first, without the
+        :func:`tournaments` with ``summary`` (:func:`describe`) and ``ladder`` (a competition's
+        ladder: its board pairs have no total), newest first, without the
         tournaments that hold an ``arena sprt`` test; ``sprt`` one per test, newest
         first: the test's columns (``name``, ``entrant_a``, ``entrant_b``, ``elo0``,
         ``elo1``, ``status`` — running, interrupted (stored as running, but no arena
@@ -115,7 +116,8 @@ def index(store: Store) -> dict:
         ``llr``, ``elo`` …; NaN and infinite ends as ``None``) with its ``tournament``
         as :func:`tournaments` gives it (``None`` if missing).
     """
-    listed = {t["name"]: {**t, "summary": describe(t)} for t in tournaments(store)}
+    listed = {t["name"]: {**t, "summary": describe(t), "ladder": store.is_ladder(t["name"])}
+              for t in tournaments(store)}
     tests = []
     for row in store.sprt_tests():
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}

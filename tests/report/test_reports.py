@@ -294,3 +294,29 @@ def test_piped_output_wraps_no_message_and_lays_tables_out_in_200_columns():
     sized = subprocess.run([sys.executable, "-c", script], env=dict(env, COLUMNS="80"), capture_output=True,
                            text=True, timeout=60).stdout
     assert max(len(line) for line in sized.splitlines()) <= 80, sized
+
+
+def test_a_ladders_own_version_pairs_are_left_out_by_the_owner_of_the_active_versions(tmp_path: Path) -> None:
+    """A ladder's board pairs between two versions of one participant are unrated for every
+    reader; a rejected upload by another participant that reuses a bot's name@version makes
+    nobody its owner (the closed competition of new-user trial 4: bob's rejected pybot@1.0.0
+    hid ann's pybot against bob's bobbot)."""
+    from arena.compete import policy
+
+    db = tmp_path / "l.duckdb"
+    with Store.open(db) as s:
+        policy.create(s, "cup", "classic")
+        for who, name, status in (("ann", "pybot", "active"), ("ann", "annnode", "active"),
+                                  ("bob", "bobbot", "active"), ("bob", "pybot", "rejected")):
+            v = s.add_version("cup", who, f"{who}-{name}", 1)
+            s.set_version(v.id, status, bot=(name, "1.0.0", "h"))
+        for a, b in (("pybot@1.0.0", "annnode@1.0.0"), ("pybot@1.0.0", "bobbot@1.0.0"),
+                     ("annnode@1.0.0", "bobbot@1.0.0")):
+            mid = match_id("cup:ladder", a, b)
+            s.add_match("cup:ladder", mid, a, b)
+            for k in range(3):
+                _board_pair(s, mid, k, 10)
+        rows = s.board_pair_results(tournament="cup:ladder")
+    pairs = sorted({(rows.entrants[a], rows.entrants[b]) for a, b in zip(rows.a, rows.b)})
+    assert pairs == [("annnode@1.0.0", "bobbot@1.0.0"), ("pybot@1.0.0", "bobbot@1.0.0")], pairs  # ann's own left out
+    assert len(rows.a) == 6
