@@ -27,6 +27,8 @@ import functools
 import itertools
 import random
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -368,9 +370,51 @@ def ask_positions(manifest: Manifest, ruleset: Ruleset, positions: list[Position
             started.close()
         return []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="check-start") as starter:
-        return asyncio.run(_ask_all(manifest, ruleset, positions, limits=limits, decision_ms=decision_ms,
-                                    starter=starter, seed=seed, costly=costly if costly is not None else [0],
-                                    client=started))
+        return _run_interruptible(_ask_all(manifest, ruleset, positions, limits=limits, decision_ms=decision_ms,
+                                           starter=starter, seed=seed, costly=costly if costly is not None else [0],
+                                           client=started))
+
+
+def _run_interruptible(coro):
+    """``asyncio.run(coro)``, but a Ctrl-C (SIGINT in the main thread) always ends in
+    ``KeyboardInterrupt``: ``asyncio.run`` cancels its task and raises it only if the task
+    ends cancelled, and a cancellation that meets a decision's deadline is taken by
+    ``asyncio.timeout`` for its own (Python 3.11), so the check went on as if nothing had
+    been pressed (a fresh clone at load 8: the whole check and tournament ran after Ctrl-C).
+
+    Raises:
+        KeyboardInterrupt: SIGINT came while it ran (after the task is cancelled and done).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(coro)
+    pressed: list[bool] = []
+    with asyncio.Runner() as runner:
+        task: list[asyncio.Task] = []
+
+        async def main():
+            task.append(asyncio.current_task())
+            if pressed:  # pressed before the task began
+                coro.close()
+                raise asyncio.CancelledError
+            return await coro
+
+        def on_sigint(signum, frame) -> None:
+            pressed.append(True)
+            if task:
+                runner.get_loop().call_soon_threadsafe(task[0].cancel)
+
+        previous = signal.signal(signal.SIGINT, on_sigint)  # asyncio.Runner then installs none of its own
+        try:
+            result = runner.run(main())
+        except asyncio.CancelledError:
+            if pressed:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+    return result
 
 
 def cover(manifest: Manifest, rulesets: list[Ruleset], *, limits: Limits, decision_ms: int = 1000,

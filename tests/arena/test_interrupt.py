@@ -140,3 +140,25 @@ def test_ctrl_c_while_the_bots_are_checked_says_so_and_keeps_nothing(tmp_path):
     said = err.read_text()
     assert "stopped (Ctrl-C) while checking the bots, before the first board" in said and "Traceback" not in said
     assert not db.exists()
+
+
+def test_a_ctrl_c_during_the_check_is_never_lost():
+    """A fresh clone at load 8 ran the whole check and the tournament after a Ctrl-C: the
+    cancellation met a decision's deadline and ``asyncio.timeout`` took it for its own, so
+    ``asyncio.run`` returned normally.  Here the work swallows the cancellation outright; the
+    Ctrl-C still ends in ``KeyboardInterrupt`` (the control: ``asyncio.run`` loses it)."""
+    import asyncio
+
+    from arena.play.coverage import _run_interruptible
+
+    async def swallows() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "went on"
+        return "slept"
+
+    with pytest.raises(KeyboardInterrupt):
+        _run_interruptible(swallows())
+    assert asyncio.run(swallows()) == "went on"  # the control: asyncio.run alone loses the Ctrl-C
